@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ketw_sample: the provider that tests and the demo drive.
+ *
+ * Writing N to /sys/module/ketw_sample/parameters/emit logs N events of
+ * KETW_SAMPLE_EV_TICK from the writing task. Event i carries
+ * struct ketw_sample_tick followed by (i % KETW_SAMPLE_TAIL_MOD) tail bytes,
+ * tail byte k being (i + k) & 0xff.
+ */
+#ifndef _KETW_SAMPLE_H
+#define _KETW_SAMPLE_H
+
+#include <linux/types.h>
+
+#define KETW_SAMPLE_NAME	"ketw-sample"
+/* 6b657477-7361-6d70-6c65-000000000001 */
+#define KETW_SAMPLE_GUID_BYTES { 0x6b, 0x65, 0x74, 0x77, 0x73, 0x61, 0x6d, 0x70, \
+				 0x6c, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 }
+
+#define KETW_SAMPLE_EV_TICK	1
+#define KETW_SAMPLE_TICK_TYPE	10
+#define KETW_SAMPLE_TICK_LEVEL	4	/* KETW_LEVEL_INFO */
+#define KETW_SAMPLE_TICK_VERSION 2
+#define KETW_SAMPLE_TICK_KEYWORD 0x1ULL
+
+#define KETW_SAMPLE_MAGIC	0x6b657477	/* "ketw" */
+#define KETW_SAMPLE_TAIL_MOD	32
+
+struct ketw_sample_tick {
+	__u32 index;	/* 0..N-1 within one write to "emit" */
+	__u32 magic;	/* KETW_SAMPLE_MAGIC */
+	__u64 value;	/* index * 3 + 1 */
+};
+
+#endif /* _KETW_SAMPLE_H */

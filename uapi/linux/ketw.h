@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ketw - ETW-class event tracing for Linux: the user-space ABI.
+ *
+ * This is the only header shared by the kernel module and user space.
+ * Everything here is fixed-width, naturally aligned and explicitly padded.
+ * Extensible structures start with a __u32 size: the kernel accepts older
+ * (shorter) and newer (longer) versions; a longer one must have a zeroed
+ * tail, otherwise the ioctl fails with E2BIG.
+ */
+#ifndef _UAPI_LINUX_KETW_H
+#define _UAPI_LINUX_KETW_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define KETW_DEVICE		"/dev/ketw"
+#define KETW_NAME_MAX		32	/* session and provider names, NUL included */
+#define KETW_GUID_SIZE		16
+
+/*
+ * Event record header.
+ *
+ * Every record in a per-CPU buffer starts with this header, followed by
+ * (size - KETW_EVENT_HEADER_SIZE) bytes of payload. Records start on
+ * KETW_RECORD_ALIGN boundaries: the next record begins at
+ * KETW_RECORD_SPAN(size) bytes after this one.
+ *
+ * @size:          header plus payload in bytes (ETW's Size). Never more than
+ *                 KETW_EVENT_HEADER_SIZE + the session's max_data_size.
+ * @type:          event type (ETW Class.Type): KETW_TYPE_*.
+ * @level:         event level (ETW Class.Level): KETW_LEVEL_*.
+ * @version:       version of the event's payload layout (ETW Class.Version).
+ * @flags:         KETW_RECORD_* flags.
+ * @event_id:      the provider's id of the event (descriptor id), or a
+ *                 KETW_SYS_* id when KETW_RECORD_SYSTEM is set.
+ * @cpu:           the CPU whose buffer holds the record, i.e. the CPU that
+ *                 logged it.
+ * @thread_id:     the logging task's thread id (kernel pid) in the initial
+ *                 pid namespace; 0 in interrupt context.
+ * @process_id:    the logging task's process id (kernel tgid); 0 in
+ *                 interrupt context.
+ * @sequence:      per-CPU, per-session sequence number. It increases by one
+ *                 for every event the session accepted on that CPU, whether
+ *                 it was stored or lost, so a gap between two records of
+ *                 one CPU is exactly the number of events lost between them.
+ * @timestamp:     nanoseconds of the session's clock (KETW_CLOCK_*).
+ *                 Non-decreasing within one CPU's buffer.
+ * @keyword:       the event's 64-bit keyword mask.
+ * @provider_guid: the provider's GUID, in the byte order of its textual
+ *                 form (RFC 4122, big-endian fields).
+ */
+struct ketw_event_header {
+	__u16 size;
+	__u8  type;
+	__u8  level;
+	__u16 version;
+	__u16 flags;
+	__u32 event_id;
+	__u32 cpu;
+	__u32 thread_id;
+	__u32 process_id;
+	__u64 sequence;
+	__u64 timestamp;
+	__u64 keyword;
+	__u8  provider_guid[KETW_GUID_SIZE];
+};
+
+#define KETW_EVENT_HEADER_SIZE	64
+#define KETW_RECORD_ALIGN	8
+#define KETW_RECORD_SPAN(size) \
+	(((size) + KETW_RECORD_ALIGN - 1) & ~(__u32)(KETW_RECORD_ALIGN - 1))
+/* Largest payload an event can carry: size is a __u16. */
+#define KETW_MAX_DATA_SIZE	(0xfff8 - KETW_EVENT_HEADER_SIZE)
+
+/* Record flags. */
+#define KETW_RECORD_SYSTEM	(1U << 0)  /* a system event: event_id is KETW_SYS_* */
+#define KETW_RECORD_TRUNCATED	(1U << 1)  /* payload cut to max_data_size (POSIX TRUNCATED_RECORD) */
+#define KETW_RECORD_PADDING	(1U << 2)  /* filler up to the end of the data area: skip it */
+#define KETW_RECORD_USER	(1U << 3)  /* logged by a user-space provider */
+
+/* Event types (ETW EVENT_TRACE_TYPE_*); providers define their own from 10. */
+#define KETW_TYPE_INFO		0
+#define KETW_TYPE_START		1
+#define KETW_TYPE_END		2
+#define KETW_TYPE_DC_START	3
+#define KETW_TYPE_DC_END	4
+#define KETW_TYPE_EXTENSION	5
+#define KETW_TYPE_REPLY		6
+#define KETW_TYPE_DEQUEUE	7
+#define KETW_TYPE_CHECKPOINT	8
+#define KETW_TYPE_PROVIDER_MIN	10
+
+/* Levels (ETW TRACE_LEVEL_*): a session at level N takes levels 1..N. */
+#define KETW_LEVEL_ALL		0
+#define KETW_LEVEL_CRITICAL	1
+#define KETW_LEVEL_ERROR	2
+#define KETW_LEVEL_WARNING	3
+#define KETW_LEVEL_INFO		4
+#define KETW_LEVEL_VERBOSE	5
+
+/* System event ids (POSIX trace system events), with KETW_RECORD_SYSTEM. */
+#define KETW_SYS_START		1  /* payload: struct ketw_sys_start */
+#define KETW_SYS_STOP		2  /* payload: struct ketw_sys_stop */
+#define KETW_SYS_FILTER		3
+#define KETW_SYS_OVERFLOW	4
+#define KETW_SYS_RESUME		5
+#define KETW_SYS_FLUSH_START	6
+#define KETW_SYS_FLUSH_STOP	7
+#define KETW_SYS_ERROR		8
+
+/* The all-zero GUID stamped on system events. */
+#define KETW_SYSTEM_PROVIDER_NAME "ketw"
+
+struct ketw_sys_start {
+	__u32 level;		/* the session's default filter */
+	__u32 reserved;
+	__u64 match_any;
+	__u64 match_all;
+};
+
+struct ketw_sys_stop {
+	__u32 auto_stop;	/* 0: explicit stop; else stopped by the full policy */
+	__u32 reserved;
+};
+
+/* Full policies (POSIX stream-full-policy). */
+#define KETW_POLICY_LOOP	1  /* overwrite the oldest records (flight recorder) */
+#define KETW_POLICY_UNTIL_FULL	2  /* stop the session when a buffer is full */
+#define KETW_POLICY_FLUSH	3  /* stream to a reader; drop and count when it lags */
+
+/* Timestamp clocks. */
+#define KETW_CLOCK_MONO		1  /* ktime_get_mono_fast_ns(): CLOCK_MONOTONIC, NMI-safe */
+#define KETW_CLOCK_BOOT		2  /* ktime_get_boot_fast_ns(): CLOCK_BOOTTIME */
+#define KETW_CLOCK_LOCAL	3  /* local_clock(): per-CPU sched_clock, fastest */
+
+/* Bounds and defaults for session attributes (zero selects the default). */
+#define KETW_BUFFER_KB_DEFAULT	1024
+#define KETW_BUFFER_KB_MIN	4		/* one page */
+#define KETW_BUFFER_KB_MAX	(256 * 1024)	/* 256 MiB per CPU */
+#define KETW_MAX_DATA_DEFAULT	4096
+#define KETW_POLICY_DEFAULT	KETW_POLICY_LOOP
+#define KETW_CLOCK_DEFAULT	KETW_CLOCK_MONO
+
+/**
+ * struct ketw_session_attr - attributes of a session (create and get)
+ * @size:          sizeof(struct ketw_session_attr) as the caller knows it.
+ * @flags:         must be 0.
+ * @name:          NUL-terminated name: [A-Za-z0-9_.-], 1 to 31 characters.
+ * @buffer_kb:     per-CPU data area in KiB, rounded up to a power of two
+ *                 pages; KETW_BUFFER_KB_MIN..KETW_BUFFER_KB_MAX, 0 = default.
+ * @policy:        KETW_POLICY_*, 0 = default.
+ * @max_data_size: payload bytes kept per event (longer payloads are cut and
+ *                 flagged KETW_RECORD_TRUNCATED); 1..KETW_MAX_DATA_SIZE,
+ *                 0 = default.
+ * @clock:         KETW_CLOCK_*, 0 = default.
+ * @level:         default filter for every provider: highest level taken,
+ *                 KETW_LEVEL_ALL (0) takes all.
+ * @reserved0:     must be 0.
+ * @match_any:     keyword mask: an event is taken if it has any of these
+ *                 bits (0 = any event).
+ * @match_all:     keyword mask: and all of these bits (0 = no condition).
+ * @creation_time: out: CLOCK_REALTIME of creation, in ns.
+ * @clock_resolution: out: resolution of @clock in ns.
+ * @nr_cpus:       out: number of per-CPU buffers (CPU ids 0..nr_cpus-1).
+ * @state:         out: KETW_STATE_*.
+ */
+struct ketw_session_attr {
+	__u32 size;
+	__u32 flags;
+	char  name[KETW_NAME_MAX];
+	__u32 buffer_kb;
+	__u32 policy;
+	__u32 max_data_size;
+	__u32 clock;
+	__u32 level;
+	__u32 reserved0;
+	__u64 match_any;
+	__u64 match_all;
+	__u64 creation_time;
+	__u32 clock_resolution;
+	__u32 nr_cpus;
+	__u32 state;
+	__u32 reserved1;
+};
+
+#define KETW_SESSION_ATTR_SIZE_VER0	104
+
+/* Session states (POSIX stream status). */
+#define KETW_STATE_CREATED	0  /* never started */
+#define KETW_STATE_RUNNING	1
+#define KETW_STATE_SUSPENDED	2  /* stopped, explicitly or by the full policy */
+
+/**
+ * struct ketw_session_ref - names the session an ioctl acts on
+ * @name: NUL-terminated session name.
+ */
+struct ketw_session_ref {
+	char name[KETW_NAME_MAX];
+};
+
+/**
+ * struct ketw_cpu_stats - per-CPU counters of a session
+ * @size:        sizeof(struct ketw_cpu_stats) as the caller knows it.
+ * @cpu:         in: which CPU.
+ * @name:        in: the session.
+ * @written:     records stored (system events included).
+ * @lost_full:   events lost because the buffer was full (UNTIL_FULL, FLUSH).
+ * @overwritten: records a LOOP session overwrote before they were read.
+ * @lost_busy:   events lost because they would have overwritten a record
+ *               still being written (LOOP, tiny buffers, nested writers).
+ * @lost_nested: events lost to the recursion guard.
+ * @truncated:   records stored with a cut payload.
+ * @read:        records consumed through read().
+ * @sequence:    the next sequence number.
+ * @produced:    byte position of the producer (committed data).
+ * @consumed:    byte position of the consumer.
+ */
+struct ketw_cpu_stats {
+	__u32 size;
+	__u32 cpu;
+	char  name[KETW_NAME_MAX];
+	__u64 written;
+	__u64 lost_full;
+	__u64 overwritten;
+	__u64 lost_busy;
+	__u64 lost_nested;
+	__u64 truncated;
+	__u64 read;
+	__u64 sequence;
+	__u64 produced;
+	__u64 consumed;
+};
+
+#define KETW_IOC_MAGIC	0xE7
+
+/*
+ * CREATE makes a session and attaches this file to it; ATTACH attaches
+ * this file to an existing session. read() and poll() on an attached file
+ * drain that session. START, STOP and DESTROY act on the named session;
+ * DESTROY fails with EBUSY while another file is attached to it.
+ */
+#define KETW_IOC_CREATE		_IOWR(KETW_IOC_MAGIC, 1, struct ketw_session_attr)
+#define KETW_IOC_START		_IOW(KETW_IOC_MAGIC, 2, struct ketw_session_ref)
+#define KETW_IOC_STOP		_IOW(KETW_IOC_MAGIC, 3, struct ketw_session_ref)
+#define KETW_IOC_DESTROY	_IOW(KETW_IOC_MAGIC, 4, struct ketw_session_ref)
+#define KETW_IOC_ATTACH		_IOW(KETW_IOC_MAGIC, 5, struct ketw_session_ref)
+#define KETW_IOC_GET_ATTR	_IOWR(KETW_IOC_MAGIC, 6, struct ketw_session_attr)
+#define KETW_IOC_CPU_STATS	_IOWR(KETW_IOC_MAGIC, 7, struct ketw_cpu_stats)
+
+#endif /* _UAPI_LINUX_KETW_H */
