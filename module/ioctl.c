@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ketw: the control surface (ioctl) and the read()/poll() drain.
+ *
+ * Opening needs CAP_SYS_ADMIN (and the node is 0600): a session reads
+ * events from the whole kernel. A file is attached to at most one session
+ * (by CREATE or ATTACH); read() and poll() drain that session.
+ */
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "ketw_internal.h"
+
+struct ketw_file {
+	struct ketw_session *session;	/* attached, or NULL */
+	unsigned int cursor;		/* the CPU read() starts from */
+};
+
+static int ketw_open(struct inode *inode, struct file *file)
+{
+	struct ketw_file *kf;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	kf = kzalloc(sizeof(*kf), GFP_KERNEL);
+	if (!kf)
+		return -ENOMEM;
+	file->private_data = kf;
+	return 0;
+}
+
+static void ketw_file_detach(struct ketw_file *kf)
+{
+	struct ketw_session *s = kf->session;
+
+	if (!s)
+		return;
+	mutex_lock(&ketw_mutex);
+	s->attached--;
+	mutex_unlock(&ketw_mutex);
+	kf->session = NULL;
+	ketw_session_put(s);
+}
+
+static void ketw_file_attach(struct ketw_file *kf, struct ketw_session *s)
+{
+	ketw_file_detach(kf);
+	mutex_lock(&ketw_mutex);
+	s->attached++;
+	mutex_unlock(&ketw_mutex);
+	kf->session = s;	/* takes over the caller's reference */
+}
+
+static int ketw_release(struct inode *inode, struct file *file)
+{
+	struct ketw_file *kf = file->private_data;
+
+	ketw_file_detach(kf);
+	kfree(kf);
+	return 0;
+}
+
+/*
+ * Copy an extensible struct whose first field is its __u32 size. Sizes
+ * below @min are EINVAL, above a page E2BIG, and a longer struct's unknown
+ * tail must be zero (E2BIG otherwise).
+ */
+static int ketw_copy_sized(void *dst, size_t ksize, size_t min,
+			   const void __user *src, u32 *usize)
+{
+	int err;
+
+	if (get_user(*usize, (const u32 __user *)src))
+		return -EFAULT;
+	if (*usize < min)
+		return -EINVAL;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	err = copy_struct_from_user(dst, ksize, src, *usize);
+	return err;
+}
+
+static int ketw_copy_ref(struct ketw_session_ref *ref, const void __user *src)
+{
+	if (copy_from_user(ref, src, sizeof(*ref)))
+		return -EFAULT;
+	if (strnlen(ref->name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+static long ketw_ioctl_create(struct ketw_file *kf, void __user *uarg)
+{
+	struct ketw_session_attr attr;
+	struct ketw_session *s;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&attr, sizeof(attr), KETW_SESSION_ATTR_SIZE_VER0,
+			      uarg, &usize);
+	if (err)
+		return err;
+	err = ketw_session_create(&attr, &s);
+	if (err)
+		return err;
+	ketw_file_attach(kf, s);
+	attr.size = sizeof(attr);
+	if (copy_to_user(uarg, &attr, min_t(u32, usize, sizeof(attr))))
+		return -EFAULT;	/* the session exists: the caller may GET it */
+	return 0;
+}
+
+static long ketw_ioctl_get_attr(void __user *uarg)
+{
+	struct ketw_session_attr attr;
+	struct ketw_session *s;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&attr, sizeof(attr), KETW_SESSION_ATTR_SIZE_VER0,
+			      uarg, &usize);
+	if (err)
+		return err;
+	if (strnlen(attr.name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return -EINVAL;
+	s = ketw_session_get(attr.name);
+	if (!s)
+		return -ENOENT;
+	mutex_lock(&ketw_mutex);
+	ketw_session_fill_attr(s, &attr);
+	mutex_unlock(&ketw_mutex);
+	ketw_session_put(s);
+	if (copy_to_user(uarg, &attr, min_t(u32, usize, sizeof(attr))))
+		return -EFAULT;
+	return 0;
+}
+
+static long ketw_ioctl_cpu_stats(void __user *uarg)
+{
+	struct ketw_cpu_stats st;
+	struct ketw_session *s;
+	u32 usize, cpu;
+	int err;
+
+	err = ketw_copy_sized(&st, sizeof(st), sizeof(st), uarg, &usize);
+	if (err)
+		return err;
+	cpu = st.cpu;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) ||
+	    strnlen(st.name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return -EINVAL;
+	s = ketw_session_get(st.name);
+	if (!s)
+		return -ENOENT;
+	ketw_ring_stats_cpu(s->ring, cpu, &st);
+	ketw_session_put(s);
+	st.size = sizeof(st);
+	if (copy_to_user(uarg, &st, min_t(u32, usize, sizeof(st))))
+		return -EFAULT;
+	return 0;
+}
+
+/* START, STOP, DESTROY and ATTACH: a session named by struct ketw_session_ref. */
+static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
+			   void __user *uarg)
+{
+	struct ketw_session_ref ref;
+	struct ketw_session *s;
+	long err;
+
+	err = ketw_copy_ref(&ref, uarg);
+	if (err)
+		return err;
+	s = ketw_session_get(ref.name);
+	if (!s)
+		return -ENOENT;
+	switch (cmd) {
+	case KETW_IOC_START:
+		err = ketw_session_start(s);
+		break;
+	case KETW_IOC_STOP:
+		err = ketw_session_stop(s);
+		break;
+	case KETW_IOC_DESTROY:
+		err = ketw_session_destroy(s, kf->session);
+		if (!err && kf->session == s)
+			ketw_file_detach(kf);
+		break;
+	case KETW_IOC_ATTACH:
+		ketw_file_attach(kf, s);
+		return 0;	/* the file keeps the reference */
+	}
+	ketw_session_put(s);
+	return err;
+}
+
+static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct ketw_file *kf = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case KETW_IOC_CREATE:
+		return ketw_ioctl_create(kf, uarg);
+	case KETW_IOC_GET_ATTR:
+		return ketw_ioctl_get_attr(uarg);
+	case KETW_IOC_CPU_STATS:
+		return ketw_ioctl_cpu_stats(uarg);
+	case KETW_IOC_START:
+	case KETW_IOC_STOP:
+	case KETW_IOC_DESTROY:
+	case KETW_IOC_ATTACH:
+		return ketw_ioctl_ref(kf, cmd, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static ssize_t ketw_read(struct file *file, char __user *buf, size_t len,
+			 loff_t *ppos)
+{
+	struct ketw_file *kf = file->private_data;
+
+	if (!kf->session)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	return ketw_session_read(kf->session, &kf->cursor, buf, len,
+				 file->f_flags & O_NONBLOCK);
+}
+
+static const struct file_operations ketw_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ketw_open,
+	.release	= ketw_release,
+	.read		= ketw_read,
+	.unlocked_ioctl	= ketw_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice ketw_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "ketw",
+	.fops	= &ketw_fops,
+	.mode	= 0600,
+};
+
+int ketw_dev_init(void)
+{
+	return misc_register(&ketw_misc);
+}
+
+void ketw_dev_exit(void)
+{
+	misc_deregister(&ketw_misc);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ketw - declarations shared by the module's files (not an API).
+ *
+ * Roles: ring.c (buffer core), session.c (sessions and system events),
+ * provider.c (registry, filters, the write path), ioctl.c (/dev/ketw),
+ * main.c (init and exit).
+ */
+#ifndef _KETW_INTERNAL_H
+#define _KETW_INTERNAL_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <ketw.h>
+
+#include "ring.h"
+
+#define KETW_MAX_SESSIONS	64
+
+/*
+ * ketw_mutex serialises every control operation: the session and provider
+ * lists, session state changes and the providers' enable sets. The write
+ * path takes no lock: it reads enable sets under RCU (preemption off).
+ */
+extern struct mutex ketw_mutex;
+extern struct list_head ketw_sessions;
+
+/**
+ * struct ketw_session - a trace stream (ETW session, POSIX trace stream)
+ * @node:       ketw_sessions, under ketw_mutex.
+ * @kref:       the list's reference and one per attached file.
+ * @attr:       attributes, normalised (no zero defaults left).
+ * @ring:       the per-CPU buffers.
+ * @state:      KETW_STATE_*; changed under ketw_mutex.
+ * @attached:   files attached to the session, under ketw_mutex.
+ * @destroyed:  removed from the list; only attached files still hold it.
+ * @read_mutex: one reader at a time.
+ */
+struct ketw_session {
+	struct list_head node;
+	struct kref kref;
+	struct ketw_session_attr attr;
+	struct ketw_ring *ring;
+	u32 state;
+	unsigned int attached;
+	bool destroyed;
+	struct mutex read_mutex;
+};
+
+/**
+ * struct ketw_enable - one session's filter for one provider
+ * @session:   the session (running while it is in an enable set).
+ * @level:     highest level taken; 0 takes all.
+ * @match_any: an event's keyword must share a bit with it (0: no test).
+ * @match_all: an event's keyword must hold all its bits.
+ */
+struct ketw_enable {
+	struct ketw_session *session;
+	u32 level;
+	u64 match_any;
+	u64 match_all;
+};
+
+/* A provider's enablements, replaced whole under ketw_mutex, read under RCU. */
+struct ketw_enable_set {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct ketw_enable e[];
+};
+
+/* session.c */
+int ketw_session_create(struct ketw_session_attr *attr,
+			struct ketw_session **out);
+struct ketw_session *ketw_session_get(const char *name);
+void ketw_session_put(struct ketw_session *s);
+int ketw_session_start(struct ketw_session *s);
+int ketw_session_stop(struct ketw_session *s);
+int ketw_session_destroy(struct ketw_session *s, struct ketw_session *mine);
+void ketw_session_fill_attr(struct ketw_session *s,
+			    struct ketw_session_attr *attr);
+bool ketw_session_log(struct ketw_session *s, const u8 *guid,
+		      const struct ketw_event_descriptor *desc,
+		      const void *data, size_t len, u16 flags);
+ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
+			  char __user *buf, size_t len, bool nonblock);
+void ketw_sessions_destroy_all(void);
+
+/* provider.c */
+void ketw_providers_attach(struct ketw_session *s);
+void ketw_providers_detach(struct ketw_session *s);
+
+/* ioctl.c */
+int ketw_dev_init(void);
+void ketw_dev_exit(void);
+
+#endif /* _KETW_INTERNAL_H */

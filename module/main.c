@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw - ETW-class event tracing for Linux: module init and exit.
+ */
+#include <linux/init.h>
+#include <linux/module.h>
+
+#include "ketw_internal.h"
+
+DEFINE_MUTEX(ketw_mutex);
+
+static int __init ketw_init(void)
+{
+	int err;
+
+	err = ketw_dev_init();
+	if (err)
+		return err;
+	pr_info("ketw: ready, /dev/ketw\n");
+	return 0;
+}
+
+static void __exit ketw_exit(void)
+{
+	ketw_dev_exit();
+	/* Sessions hold the module: none can be left, but be sure. */
+	ketw_sessions_destroy_all();
+}
+
+module_init(ketw_init);
+module_exit(ketw_exit);
+
+MODULE_DESCRIPTION("ETW-class event tracing: providers, sessions, per-CPU lockless buffers");
+MODULE_AUTHOR("The ketw developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ketw buffer core: one session's set of per-CPU circular buffers.
+ *
+ * Writers reserve, fill and commit records on their own CPU with no lock
+ * and with interrupts enabled; writers that interrupt each other on one CPU
+ * nest like a stack. A single reader per buffer consumes committed records.
+ * See Documentation/ketw-ring-buffer.rst for the algorithm.
+ */
+#ifndef _KETW_RING_H
+#define _KETW_RING_H
+
+#include <linux/types.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/ketw.h>
+
+struct ketw_ring;
+
+/**
+ * struct ketw_ring_config - how a ring behaves
+ * @size:    per-CPU data area in bytes (a power of two, at least PAGE_SIZE).
+ * @policy:  KETW_POLICY_*: LOOP overwrites, the others drop when full.
+ * @clock:   KETW_CLOCK_*: the timestamp source.
+ */
+struct ketw_ring_config {
+	u32 size;
+	u32 policy;
+	u32 clock;
+};
+
+/**
+ * struct ketw_ring_resv - a reservation in progress
+ * @rec:       where the record goes (KETW_RECORD_SPAN bytes, 8-aligned).
+ * @cpu:       the CPU whose buffer holds it.
+ * @sequence:  its per-CPU sequence number.
+ * @timestamp: its timestamp (read inside the reservation, so timestamps
+ *             never decrease along one CPU's buffer).
+ */
+struct ketw_ring_resv {
+	void *rec;
+	u32 cpu;
+	u64 sequence;
+	u64 timestamp;
+};
+
+/* Why a reservation failed; counted in the per-CPU statistics. */
+enum ketw_ring_loss {
+	KETW_LOSS_FULL,		/* no room and the policy does not overwrite */
+	KETW_LOSS_BUSY,		/* room only over a record still being written */
+	KETW_LOSS_NESTED,	/* refused by the caller's recursion guard */
+};
+
+/* setup */
+struct ketw_ring *ketw_ring_alloc(const struct ketw_ring_config *cfg);
+void ketw_ring_free(struct ketw_ring *ring);
+u32 ketw_ring_size(const struct ketw_ring *ring);
+
+/* write: preemption must be disabled from reserve to commit */
+bool ketw_ring_reserve(struct ketw_ring *ring, u32 span,
+		       struct ketw_ring_resv *resv);
+void ketw_ring_commit(struct ketw_ring *ring, bool truncated);
+void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
+
+/* read: one reader at a time per ring (the caller serialises) */
+ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
+			   char __user *buf, size_t len);
+bool ketw_ring_empty(struct ketw_ring *ring);
+int ketw_ring_wait(struct ketw_ring *ring, long timeout);
+void ketw_ring_wake(struct ketw_ring *ring);
+
+/* control */
+void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
+			 struct ketw_cpu_stats *st);
+
+#endif /* _KETW_RING_H */

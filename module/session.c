@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw sessions: named trace streams with their own buffers and filters,
+ * living from create to destroy whatever the processes that made them do.
+ */
+#include <linux/ctype.h>
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "ketw_internal.h"
+
+LIST_HEAD(ketw_sessions);
+static unsigned int ketw_nr_sessions;
+
+/* The system provider: the all-zero GUID. */
+static const u8 ketw_system_guid[KETW_GUID_SIZE];
+
+static bool ketw_name_valid(const char *name)
+{
+	size_t n = strnlen(name, KETW_NAME_MAX);
+	size_t i;
+
+	if (n == 0 || n == KETW_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum(name[i]) && !strchr("_.-", name[i]))
+			return false;
+	return true;
+}
+
+static struct ketw_session *__ketw_session_find(const char *name)
+{
+	struct ketw_session *s;
+
+	lockdep_assert_held(&ketw_mutex);
+	list_for_each_entry(s, &ketw_sessions, node)
+		if (!strncmp(s->attr.name, name, KETW_NAME_MAX))
+			return s;
+	return NULL;
+}
+
+/*
+ * Check the caller's attributes and replace zeros by defaults. The largest
+ * record may take at most half a per-CPU buffer, so that padding to the
+ * wrap never leaves a record without room.
+ */
+static int ketw_attr_normalise(struct ketw_session_attr *a)
+{
+	u64 bytes;
+	u32 max_span;
+
+	if (a->flags || a->reserved0 || !ketw_name_valid(a->name))
+		return -EINVAL;
+	if (!a->buffer_kb)
+		a->buffer_kb = KETW_BUFFER_KB_DEFAULT;
+	if (a->buffer_kb < KETW_BUFFER_KB_MIN ||
+	    a->buffer_kb > KETW_BUFFER_KB_MAX)
+		return -EINVAL;
+	bytes = roundup_pow_of_two((u64)a->buffer_kb * 1024);
+	bytes = max_t(u64, bytes, PAGE_SIZE);
+	a->buffer_kb = bytes / 1024;
+	max_span = bytes / 2;
+
+	if (!a->policy)
+		a->policy = KETW_POLICY_DEFAULT;
+	if (a->policy < KETW_POLICY_LOOP || a->policy > KETW_POLICY_FLUSH)
+		return -EINVAL;
+	if (!a->clock)
+		a->clock = KETW_CLOCK_DEFAULT;
+	if (a->clock < KETW_CLOCK_MONO || a->clock > KETW_CLOCK_LOCAL)
+		return -EINVAL;
+	if (a->level > KETW_LEVEL_VERBOSE)
+		return -EINVAL;
+
+	if (!a->max_data_size)
+		a->max_data_size = min_t(u32, KETW_MAX_DATA_DEFAULT,
+					 max_span - KETW_EVENT_HEADER_SIZE);
+	if (a->max_data_size > KETW_MAX_DATA_SIZE ||
+	    KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + a->max_data_size) >
+	    max_span)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * ketw_session_create() - create a stopped session
+ * @attr: in: the caller's attributes; out: normalised, with the output
+ *        fields filled.
+ * @out:  the new session, with a reference for the caller.
+ *
+ * Holds a reference on the module while the session exists.
+ *
+ * Return: 0; -EINVAL for bad attributes, -EEXIST if the name is taken,
+ * -ENOSPC at KETW_MAX_SESSIONS sessions, -ENOMEM.
+ */
+int ketw_session_create(struct ketw_session_attr *attr,
+			struct ketw_session **out)
+{
+	struct ketw_ring_config cfg;
+	struct ketw_session *s;
+	int err;
+
+	err = ketw_attr_normalise(attr);
+	if (err)
+		return err;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	kref_init(&s->kref);
+	mutex_init(&s->read_mutex);
+	s->attr = *attr;
+	s->attr.size = sizeof(s->attr);
+	s->attr.creation_time = ktime_get_real_ns();
+	s->attr.clock_resolution = attr->clock == KETW_CLOCK_LOCAL ?
+				   1 : hrtimer_resolution;
+	s->attr.nr_cpus = nr_cpu_ids;
+	s->state = KETW_STATE_CREATED;
+
+	cfg.size = attr->buffer_kb * 1024;
+	cfg.policy = attr->policy;
+	cfg.clock = attr->clock;
+	s->ring = ketw_ring_alloc(&cfg);
+	if (IS_ERR(s->ring)) {
+		err = PTR_ERR(s->ring);
+		kfree(s);
+		return err;
+	}
+
+	mutex_lock(&ketw_mutex);
+	if (__ketw_session_find(attr->name)) {
+		err = -EEXIST;
+		goto out_unlock;
+	}
+	if (ketw_nr_sessions >= KETW_MAX_SESSIONS) {
+		err = -ENOSPC;
+		goto out_unlock;
+	}
+	__module_get(THIS_MODULE);
+	ketw_nr_sessions++;
+	list_add_tail(&s->node, &ketw_sessions);
+	kref_get(&s->kref);		/* the list's */
+	ketw_session_fill_attr(s, attr);
+	mutex_unlock(&ketw_mutex);
+	*out = s;
+	return 0;
+
+out_unlock:
+	mutex_unlock(&ketw_mutex);
+	ketw_ring_free(s->ring);
+	kfree(s);
+	return err;
+}
+
+/* Call with ketw_mutex held, or on a session only the caller can see. */
+void ketw_session_fill_attr(struct ketw_session *s,
+			    struct ketw_session_attr *attr)
+{
+	*attr = s->attr;
+	attr->state = s->state;
+}
+
+/**
+ * ketw_session_get() - look a session up by name
+ * @name: the name (need not be NUL-terminated within KETW_NAME_MAX).
+ *
+ * Return: the session with a reference, or NULL.
+ */
+struct ketw_session *ketw_session_get(const char *name)
+{
+	struct ketw_session *s;
+
+	mutex_lock(&ketw_mutex);
+	s = __ketw_session_find(name);
+	if (s)
+		kref_get(&s->kref);
+	mutex_unlock(&ketw_mutex);
+	return s;
+}
+
+static void ketw_session_release(struct kref *kref)
+{
+	struct ketw_session *s = container_of(kref, struct ketw_session, kref);
+
+	ketw_ring_free(s->ring);
+	kfree(s);
+	/* Safe: every caller is inside a file operation of this module. */
+	module_put(THIS_MODULE);
+}
+
+void ketw_session_put(struct ketw_session *s)
+{
+	kref_put(&s->kref, ketw_session_release);
+}
+
+/* Log a system event on the current CPU, bypassing every filter. */
+static void ketw_session_log_system(struct ketw_session *s, u32 id,
+				    const void *data, size_t len)
+{
+	struct ketw_event_descriptor desc = { .id = id, .type = KETW_TYPE_INFO };
+
+	preempt_disable();
+	ketw_session_log(s, ketw_system_guid, &desc, data, len,
+			 KETW_RECORD_SYSTEM);
+	preempt_enable();
+}
+
+/**
+ * ketw_session_start() - start tracing
+ * @s: the session.
+ *
+ * Logs START (its payload: the session's filter), then enables the
+ * session's providers.
+ *
+ * Return: 0; -EBUSY if running, -ENOENT if destroyed.
+ */
+int ketw_session_start(struct ketw_session *s)
+{
+	struct ketw_sys_start st = {};
+	int err = 0;
+
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed) {
+		err = -ENOENT;
+	} else if (s->state == KETW_STATE_RUNNING) {
+		err = -EBUSY;
+	} else {
+		st.level = s->attr.level;
+		st.match_any = s->attr.match_any;
+		st.match_all = s->attr.match_all;
+		ketw_session_log_system(s, KETW_SYS_START, &st, sizeof(st));
+		WRITE_ONCE(s->state, KETW_STATE_RUNNING);
+		ketw_providers_attach(s);
+	}
+	mutex_unlock(&ketw_mutex);
+	return err;
+}
+
+static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop)
+{
+	struct ketw_sys_stop st = { .auto_stop = auto_stop };
+
+	lockdep_assert_held(&ketw_mutex);
+	ketw_providers_detach(s);
+	/* No writer is inside the session's buffers after this. */
+	synchronize_rcu();
+	ketw_session_log_system(s, KETW_SYS_STOP, &st, sizeof(st));
+	WRITE_ONCE(s->state, KETW_STATE_SUSPENDED);
+	ketw_ring_wake(s->ring);
+}
+
+/**
+ * ketw_session_stop() - stop tracing; the buffers keep their records
+ * @s: the session.
+ *
+ * Return: 0; -EALREADY if not running, -ENOENT if destroyed.
+ */
+int ketw_session_stop(struct ketw_session *s)
+{
+	int err = 0;
+
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed)
+		err = -ENOENT;
+	else if (s->state != KETW_STATE_RUNNING)
+		err = -EALREADY;
+	else
+		__ketw_session_stop(s, 0);
+	mutex_unlock(&ketw_mutex);
+	return err;
+}
+
+static void __ketw_session_destroy(struct ketw_session *s)
+{
+	lockdep_assert_held(&ketw_mutex);
+	if (s->state == KETW_STATE_RUNNING)
+		__ketw_session_stop(s, 0);
+	s->destroyed = true;
+	list_del(&s->node);
+	ketw_nr_sessions--;
+	ketw_session_put(s);		/* the list's */
+}
+
+/**
+ * ketw_session_destroy() - stop a session and remove it
+ * @s:    the session (the caller holds a reference).
+ * @mine: the session the calling file is attached to, or NULL.
+ *
+ * The memory goes when the last attached file lets go.
+ *
+ * Return: 0; -EBUSY while a file other than the caller's is attached,
+ * -ENOENT if already destroyed.
+ */
+int ketw_session_destroy(struct ketw_session *s, struct ketw_session *mine)
+{
+	int err = 0;
+
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed)
+		err = -ENOENT;
+	else if (s->attached > (s == mine ? 1 : 0))
+		err = -EBUSY;
+	else
+		__ketw_session_destroy(s);
+	mutex_unlock(&ketw_mutex);
+	return err;
+}
+
+/* Module exit: nothing can hold a session then, but be thorough. */
+void ketw_sessions_destroy_all(void)
+{
+	struct ketw_session *s, *tmp;
+
+	mutex_lock(&ketw_mutex);
+	list_for_each_entry_safe(s, tmp, &ketw_sessions, node)
+		__ketw_session_destroy(s);
+	mutex_unlock(&ketw_mutex);
+}
+
+/**
+ * ketw_session_log() - store one event in a session, on this CPU
+ * @s:     a running session (or one the caller logs a system event into).
+ * @guid:  the provider's GUID.
+ * @desc:  the event's descriptor.
+ * @data:  the payload.
+ * @len:   its length; cut to the session's max_data_size.
+ * @flags: KETW_RECORD_* flags to set.
+ *
+ * Preemption must be disabled.
+ *
+ * Return: true if stored, false if counted lost.
+ */
+bool ketw_session_log(struct ketw_session *s, const u8 *guid,
+		      const struct ketw_event_descriptor *desc,
+		      const void *data, size_t len, u16 flags)
+{
+	u32 dlen = min_t(size_t, len, s->attr.max_data_size);
+	u32 size = KETW_EVENT_HEADER_SIZE + dlen;
+	struct ketw_event_header *h;
+	struct ketw_ring_resv r;
+	bool in_thread = in_task();
+
+	if (dlen < len)
+		flags |= KETW_RECORD_TRUNCATED;
+	if (!ketw_ring_reserve(s->ring, KETW_RECORD_SPAN(size), &r))
+		return false;
+
+	h = r.rec;
+	h->size = size;
+	h->type = desc->type;
+	h->level = desc->level;
+	h->version = desc->version;
+	h->flags = flags;
+	h->event_id = desc->id;
+	h->cpu = r.cpu;
+	h->thread_id = in_thread ? task_pid_nr(current) : 0;
+	h->process_id = in_thread ? task_tgid_nr(current) : 0;
+	h->sequence = r.sequence;
+	h->timestamp = r.timestamp;
+	h->keyword = desc->keyword;
+	memcpy(h->provider_guid, guid, KETW_GUID_SIZE);
+	memcpy(h + 1, data, dlen);
+	/* Zero the alignment tail: the reader copies whole spans. */
+	memset((u8 *)h + size, 0, KETW_RECORD_SPAN(size) - size);
+
+	ketw_ring_commit(s->ring, flags & KETW_RECORD_TRUNCATED);
+	return true;
+}
+
+/**
+ * ketw_session_read() - drain whole records from every CPU
+ * @s:        the session.
+ * @cursor:   the caller's CPU to start from; advanced for fairness.
+ * @buf:      user buffer.
+ * @len:      its size.
+ * @nonblock: return -EAGAIN instead of waiting.
+ *
+ * Return: bytes read; 0 when the session is not running and nothing is
+ * left; -EINVAL if the next record is larger than @len; -EAGAIN;
+ * -ERESTARTSYS; -EFAULT.
+ */
+ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
+			  char __user *buf, size_t len, bool nonblock)
+{
+	unsigned int i, cpu;
+	ssize_t n, err, ret;
+	size_t copied;
+
+	if (mutex_lock_interruptible(&s->read_mutex))
+		return -ERESTARTSYS;
+	for (;;) {
+		copied = 0;
+		err = 0;
+		for (i = 0; i < nr_cpu_ids && copied < len; i++) {
+			cpu = (*cursor + i) % nr_cpu_ids;
+			if (!cpu_possible(cpu))
+				continue;
+			n = ketw_ring_read_cpu(s->ring, cpu, buf + copied,
+					       len - copied);
+			if (n >= 0) {
+				copied += n;
+				continue;
+			}
+			if (!err)
+				err = n;
+			/* The rest of this CPU does not fit: return what we have. */
+			if (n == -EMSGSIZE && copied)
+				break;
+		}
+		*cursor = (*cursor + 1) % nr_cpu_ids;
+		if (copied) {
+			ret = copied;
+			break;
+		}
+		if (err) {
+			ret = err == -EMSGSIZE ? -EINVAL : err;
+			break;
+		}
+		ret = 0;
+		if (READ_ONCE(s->state) != KETW_STATE_RUNNING &&
+		    ketw_ring_empty(s->ring))
+			break;
+		ret = -EAGAIN;
+		if (nonblock)
+			break;
+		mutex_unlock(&s->read_mutex);
+		err = ketw_ring_wait(s->ring, HZ / 10);
+		if (err)
+			return err;
+		if (mutex_lock_interruptible(&s->read_mutex))
+			return -ERESTARTSYS;
+	}
+	mutex_unlock(&s->read_mutex);
+	return ret;
+}
