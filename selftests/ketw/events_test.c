@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw events: what the sample provider logs arrives whole, once, in
+ * order, with every header field right; filters, truncation, full
+ * policies and read() semantics.
+ */
+#include "ketw_test.h"
+#include <pthread.h>
+#include "kselftest_harness.h"
+
+#define SESSION "ev_test"
+#define MAX_CPUS 64
+
+FIXTURE(session) {
+	int fd;
+	int ncpus;
+	struct ketw_session_attr attr;
+	struct drained d;
+};
+
+FIXTURE_SETUP(session)
+{
+	ketw_cleanup(SESSION);
+	self->fd = ketw_open();
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KETW_DEVICE, strerror(errno));
+	ketw_attr_init(&self->attr, SESSION);
+	self->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (self->ncpus > MAX_CPUS)
+		self->ncpus = MAX_CPUS;
+	memset(&self->d, 0, sizeof(self->d));
+}
+
+FIXTURE_TEARDOWN(session)
+{
+	ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION);
+	close(self->fd);
+	free(self->d.buf);
+}
+
+static void check_payload(struct __test_metadata *_metadata,
+			  const struct ketw_event_header *h, uint32_t *index)
+{
+	const struct ketw_sample_tick *t = (const void *)(h + 1);
+	const uint8_t *tail = (const uint8_t *)(t + 1);
+	uint32_t k, ntail;
+
+	ASSERT_LE(KETW_EVENT_HEADER_SIZE + sizeof(*t), h->size);
+	ASSERT_EQ(KETW_SAMPLE_MAGIC, t->magic);
+	ASSERT_EQ((uint64_t)t->index * 3 + 1, t->value);
+	ntail = t->index % KETW_SAMPLE_TAIL_MOD;
+	ASSERT_EQ(KETW_EVENT_HEADER_SIZE + sizeof(*t) + ntail, h->size);
+	for (k = 0; k < ntail; k++)
+		ASSERT_EQ((uint8_t)(t->index + k), tail[k]);
+	*index = t->index;
+}
+
+/*
+ * 1000 events, half from each of two CPUs: every one arrives exactly once
+ * with the right header and payload; per-CPU sequence numbers step by one
+ * and timestamps never go back.
+ */
+TEST_F(session, thousand_events_all_fields)
+{
+	const int per_cpu = 500;
+	int cpus = self->ncpus >= 2 ? 2 : 1;
+	uint8_t seen[2][500];
+	uint64_t last_seq[MAX_CPUS], last_ts[MAX_CPUS], t0, t1;
+	int have[MAX_CPUS] = { 0 };
+	const struct ketw_event_header *h;
+	int bad = 0, nsample = 0, nstart = 0, nstop = 0, c;
+	size_t off = 0;
+	uint32_t idx;
+
+	memset(seen, 0, sizeof(seen));
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	t0 = mono_ns();
+	for (c = 0; c < 2; c++) {
+		ASSERT_EQ(0, pin_cpu(c % cpus));
+		ASSERT_EQ(0, sample_emit(per_cpu));
+	}
+	t1 = mono_ns();
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+
+	while ((h = next_record(&self->d, &off, &bad))) {
+		ASSERT_LT(h->cpu, (uint32_t)self->ncpus);
+		if (have[h->cpu]) {
+			ASSERT_EQ(last_seq[h->cpu] + 1, h->sequence)
+				TH_LOG("cpu %u: sequence %llu after %llu", h->cpu,
+				       (unsigned long long)h->sequence,
+				       (unsigned long long)last_seq[h->cpu]);
+			ASSERT_LE(last_ts[h->cpu], h->timestamp);
+		} else {
+			ASSERT_EQ(0, h->sequence);
+		}
+		have[h->cpu] = 1;
+		last_seq[h->cpu] = h->sequence;
+		last_ts[h->cpu] = h->timestamp;
+		if (is_system(h, KETW_SYS_START)) {
+			nstart++;
+			continue;
+		}
+		if (is_system(h, KETW_SYS_STOP)) {
+			nstop++;
+			continue;
+		}
+		ASSERT_TRUE(is_sample(h));
+		ASSERT_EQ(0, h->flags);
+		ASSERT_EQ(KETW_SAMPLE_TICK_TYPE, h->type);
+		ASSERT_EQ(KETW_SAMPLE_TICK_LEVEL, h->level);
+		ASSERT_EQ(KETW_SAMPLE_TICK_VERSION, h->version);
+		ASSERT_EQ(KETW_SAMPLE_EV_TICK, h->event_id);
+		ASSERT_EQ(KETW_SAMPLE_TICK_KEYWORD, h->keyword);
+		ASSERT_EQ((uint32_t)getpid(), h->process_id);
+		ASSERT_EQ((uint32_t)gettid(), h->thread_id);
+		ASSERT_LE(t0, h->timestamp);
+		ASSERT_GE(t1, h->timestamp);
+		check_payload(_metadata, h, &idx);
+		ASSERT_LT(idx, (uint32_t)per_cpu);
+		/* Batch 0 ran on CPU 0, batch 1 on CPU 1 (or 0 if alone). */
+		c = (cpus == 2) ? (int)h->cpu : (seen[0][idx] ? 1 : 0);
+		ASSERT_LT(c, 2);
+		ASSERT_EQ(0, seen[c][idx]) TH_LOG("event %u twice", idx);
+		seen[c][idx] = 1;
+		nsample++;
+	}
+	ASSERT_EQ(0, bad);
+	ASSERT_EQ(2 * per_cpu, nsample);
+	ASSERT_EQ(1, nstart);
+	ASSERT_EQ(1, nstop);
+}
+
+/* The per-CPU counters agree with what was drained. */
+TEST_F(session, stats_match_stream)
+{
+	uint64_t count[MAX_CPUS] = { 0 }, total = 0;
+	const struct ketw_event_header *h;
+	struct ketw_cpu_stats st;
+	size_t off = 0;
+	int bad = 0, c;
+
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(0, sample_emit(300));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad)))
+		count[h->cpu]++;
+	ASSERT_EQ(0, bad);
+	for (c = 0; c < self->ncpus; c++) {
+		ASSERT_EQ(0, cpu_stats(self->fd, SESSION, c, &st));
+		EXPECT_EQ(count[c], st.written);
+		EXPECT_EQ(count[c], st.read);
+		EXPECT_EQ(0, st.lost_full + st.lost_busy + st.lost_nested +
+			     st.overwritten + st.truncated);
+		EXPECT_EQ(st.produced, st.consumed);
+		EXPECT_EQ(count[c], st.sequence);
+		total += st.written;
+	}
+	/* 300 samples plus START and STOP. */
+	ASSERT_EQ(302, total);
+}
+
+/* A payload longer than max_data_size is cut and flagged. */
+TEST_F(session, truncated_record)
+{
+	const struct ketw_event_header *h;
+	struct ketw_cpu_stats st;
+	uint64_t truncated = 0;
+	size_t off = 0;
+	int bad = 0, n = 0, c;
+
+	self->attr.max_data_size = 20;
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(20, self->attr.max_data_size);
+	ASSERT_EQ(0, sample_emit(40));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		const struct ketw_sample_tick *t = (const void *)(h + 1);
+		uint32_t full;
+
+		if (!is_sample(h))
+			continue;
+		full = sizeof(*t) + t->index % KETW_SAMPLE_TAIL_MOD;
+		if (full > 20) {
+			ASSERT_EQ(KETW_RECORD_TRUNCATED, h->flags);
+			ASSERT_EQ(KETW_EVENT_HEADER_SIZE + 20, h->size);
+		} else {
+			ASSERT_EQ(0, h->flags);
+			ASSERT_EQ(KETW_EVENT_HEADER_SIZE + full, h->size);
+		}
+		ASSERT_EQ(KETW_SAMPLE_MAGIC, t->magic);
+		n++;
+	}
+	ASSERT_EQ(0, bad);
+	ASSERT_EQ(40, n);
+	for (c = 0; c < self->ncpus; c++) {
+		ASSERT_EQ(0, cpu_stats(self->fd, SESSION, c, &st));
+		truncated += st.truncated;
+	}
+	/* Indices with a tail of 5 bytes or more: 5..31 and 37..39. */
+	ASSERT_EQ(27 + 3, truncated);
+}
+
+static int count_samples(struct __test_metadata *_metadata, int fd,
+			 struct drained *d)
+{
+	const struct ketw_event_header *h;
+	size_t off = 0;
+	int bad = 0, n = 0;
+
+	EXPECT_EQ(0, drain(fd, d));
+	while ((h = next_record(d, &off, &bad)))
+		n += is_sample(h);
+	EXPECT_EQ(0, bad);
+	return n;
+}
+
+/* The session's level and keywords decide what it takes (ETW semantics). */
+TEST_F(session, level_and_keyword_filter)
+{
+	static const struct {
+		uint32_t level;
+		uint64_t any, all;
+		int taken;
+	} cases[] = {
+		{ KETW_LEVEL_WARNING, 0, 0, 0 },	/* tick is INFO */
+		{ KETW_LEVEL_INFO, 0, 0, 1 },
+		{ KETW_LEVEL_VERBOSE, 0, 0, 1 },
+		{ KETW_LEVEL_ALL, 0x2, 0, 0 },		/* tick has keyword 0x1 */
+		{ KETW_LEVEL_ALL, 0x3, 0, 1 },
+		{ KETW_LEVEL_ALL, 0, 0x3, 0 },
+		{ KETW_LEVEL_ALL, 0, 0x1, 1 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		long long before = read_ll(SAMPLE_PARAM("stored"));
+
+		ketw_attr_init(&self->attr, SESSION);
+		self->attr.level = cases[i].level;
+		self->attr.match_any = cases[i].any;
+		self->attr.match_all = cases[i].all;
+		ASSERT_EQ(0, session_start(self->fd, &self->attr));
+		ASSERT_EQ(0, sample_emit(25));
+		ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+		EXPECT_EQ(cases[i].taken ? 25 : 0,
+			  count_samples(_metadata, self->fd, &self->d))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].taken ? 25 : 0,
+			  read_ll(SAMPLE_PARAM("stored")) - before);
+		ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION));
+	}
+}
+
+/* Two running sessions each get their own copy of every event. */
+TEST_F(session, two_sessions_each_get_all)
+{
+	struct ketw_session_attr b;
+	struct drained d2 = { 0 };
+	long long before = read_ll(SAMPLE_PARAM("stored"));
+	int fd2 = ketw_open();
+
+	ASSERT_LE(0, fd2);
+	ketw_cleanup("ev_test2");
+	ketw_attr_init(&b, "ev_test2");
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(0, session_start(fd2, &b));
+	ASSERT_EQ(0, sample_emit(100));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, ketw_ref(fd2, KETW_IOC_STOP, "ev_test2"));
+	EXPECT_EQ(100, count_samples(_metadata, self->fd, &self->d));
+	EXPECT_EQ(100, count_samples(_metadata, fd2, &d2));
+	EXPECT_EQ(200, read_ll(SAMPLE_PARAM("stored")) - before);
+	EXPECT_EQ(0, ketw_ref(fd2, KETW_IOC_DESTROY, "ev_test2"));
+	close(fd2);
+	free(d2.buf);
+}
+
+/* read(): too small a buffer, non-blocking on empty, end of data. */
+TEST_F(session, read_semantics)
+{
+	char small[KETW_EVENT_HEADER_SIZE - 1], big[4096];
+	int fd2 = ketw_open();
+
+	ASSERT_LE(0, fd2);
+	/* Not attached to any session. */
+	EXPECT_EQ(-1, read(fd2, big, sizeof(big)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd2);
+
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	/* START is there but does not fit. */
+	EXPECT_EQ(-1, read(self->fd, small, sizeof(small)));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_LT(0, read(self->fd, big, sizeof(big)));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->fd, big, sizeof(big)));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	/* STOP, then end of data. */
+	EXPECT_LT(0, read(self->fd, big, sizeof(big)));
+	EXPECT_EQ(0, read(self->fd, big, sizeof(big)));
+}
+
+struct reader_arg {
+	int fd;
+	ssize_t got;
+	uint64_t when;
+};
+
+static void *blocking_reader(void *p)
+{
+	struct reader_arg *a = p;
+	char buf[65536];
+
+	a->got = read(a->fd, buf, sizeof(buf));
+	a->when = mono_ns();
+	return NULL;
+}
+
+/* A blocked reader wakes when events arrive. */
+TEST_F(session, blocking_read_wakes)
+{
+	struct reader_arg a = { .fd = self->fd };
+	char buf[4096];
+	pthread_t th;
+	uint64_t emitted;
+
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_LT(0, read(self->fd, buf, sizeof(buf)));	/* START */
+	ASSERT_EQ(0, pthread_create(&th, NULL, blocking_reader, &a));
+	usleep(300000);
+	emitted = mono_ns();
+	ASSERT_EQ(0, sample_emit(3));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_LT(0, a.got);
+	ASSERT_LE(emitted, a.when) TH_LOG("reader returned before the events");
+}
+
+/*
+ * UNTIL_FULL with a one-page buffer: what does not fit is counted lost,
+ * and the sequence numbers show every gap.
+ */
+TEST_F(session, until_full_counts_losses)
+{
+	const struct ketw_event_header *h;
+	struct ketw_cpu_stats st;
+	uint64_t next = 0, gaps = 0;
+	size_t off = 0;
+	int bad = 0, n = 0;
+
+	ASSERT_EQ(0, pin_cpu(0));
+	self->attr.buffer_kb = 4;
+	self->attr.policy = KETW_POLICY_UNTIL_FULL;
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(0, sample_emit(1000));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		ASSERT_EQ(0, h->cpu);
+		ASSERT_LE(next, h->sequence);
+		gaps += h->sequence - next;
+		next = h->sequence + 1;
+		n++;
+	}
+	ASSERT_EQ(0, bad);
+	ASSERT_EQ(0, cpu_stats(self->fd, SESSION, 0, &st));
+	/* START, 1000 events and STOP were offered: each stored or counted. */
+	ASSERT_EQ(1002, st.sequence);
+	ASSERT_EQ(st.written, (uint64_t)n);
+	ASSERT_EQ(1002, st.written + st.lost_full);
+	ASSERT_LT(900, st.lost_full);
+	ASSERT_EQ(st.lost_full, gaps + (st.sequence - next));
+}
+
+/* LOOP keeps exactly the newest events and counts what it overwrote. */
+TEST_F(session, loop_keeps_newest)
+{
+	const struct ketw_event_header *h;
+	struct ketw_cpu_stats st;
+	uint32_t idx, first = 0, prev = 0;
+	size_t off = 0;
+	int bad = 0, n = 0;
+
+	ASSERT_EQ(0, pin_cpu(0));
+	self->attr.buffer_kb = 8;
+	self->attr.policy = KETW_POLICY_LOOP;
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(0, sample_emit(1000));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		if (!is_sample(h))
+			continue;
+		check_payload(_metadata, h, &idx);
+		if (n) {
+			ASSERT_EQ(prev + 1, idx);
+		} else {
+			first = idx;
+		}
+		prev = idx;
+		n++;
+	}
+	ASSERT_EQ(0, bad);
+	ASSERT_LT(0, n);
+	ASSERT_EQ(999, prev);
+	ASSERT_EQ(1000 - n, first);
+	ASSERT_EQ(0, cpu_stats(self->fd, SESSION, 0, &st));
+	/* Everything written was either read or overwritten. */
+	ASSERT_EQ(st.written, st.read + st.overwritten);
+	ASSERT_EQ(1002, st.written);
+	ASSERT_EQ(0, st.lost_full + st.lost_busy);
+}
+
+/* A session outlives the file that made it. */
+TEST_F(session, persists_after_close)
+{
+	struct ketw_session_attr got;
+	int fd;
+
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	close(self->fd);
+	self->fd = ketw_open();
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, sample_emit(10));
+	ketw_attr_init(&got, SESSION);
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_GET_ATTR, &got));
+	ASSERT_EQ(KETW_STATE_RUNNING, got.state);
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	fd = self->fd;
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_ATTACH, SESSION));
+	ASSERT_EQ(10, count_samples(_metadata, fd, &self->d));
+}
+
+TEST_HARNESS_MAIN

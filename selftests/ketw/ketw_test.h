@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the ketw selftests: the device, sessions, the sample
+ * provider's "emit" parameter and draining records.
+ */
+#ifndef _KETW_TEST_H
+#define _KETW_TEST_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/ketw.h>
+#include "ketw_sample.h"
+
+#define SAMPLE_PARAM(name)	"/sys/module/ketw_sample/parameters/" name
+
+static const uint8_t sample_guid[KETW_GUID_SIZE] = KETW_SAMPLE_GUID_BYTES;
+
+static inline int ketw_open(void)
+{
+	return open(KETW_DEVICE, O_RDWR | O_CLOEXEC);
+}
+
+static inline void ketw_attr_init(struct ketw_session_attr *a, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	snprintf(a->name, sizeof(a->name), "%s", name);
+}
+
+static inline int ketw_ref(int fd, unsigned long cmd, const char *name)
+{
+	struct ketw_session_ref ref;
+
+	memset(&ref, 0, sizeof(ref));
+	snprintf(ref.name, sizeof(ref.name), "%s", name);
+	return ioctl(fd, cmd, &ref);
+}
+
+/* Destroy a session left by an earlier failed test; ignore errors. */
+static inline void ketw_cleanup(const char *name)
+{
+	int fd = ketw_open();
+
+	if (fd >= 0) {
+		ketw_ref(fd, KETW_IOC_DESTROY, name);
+		close(fd);
+	}
+}
+
+static inline int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+static inline long long read_ll(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtoll(buf, NULL, 0) : -1;
+}
+
+/* Make the sample provider log @n events from this task. */
+static inline int sample_emit(unsigned int n)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%u", n);
+	return write_str(SAMPLE_PARAM("emit"), s);
+}
+
+static inline int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Records drained from a session, in the order read() returned them. */
+struct drained {
+	unsigned char *buf;
+	size_t len;
+	size_t cap;
+};
+
+/*
+ * Drain @fd (attached to a stopped session) until read() says end of
+ * data. Returns 0, or -errno of the failing read().
+ */
+static inline int drain(int fd, struct drained *d)
+{
+	const size_t chunk = 1 << 20;
+	ssize_t n;
+
+	d->len = 0;
+	for (;;) {
+		if (d->cap - d->len < chunk) {
+			d->cap += 4 * chunk;
+			d->buf = realloc(d->buf, d->cap);
+			if (!d->buf)
+				return -ENOMEM;
+		}
+		n = read(fd, d->buf + d->len, chunk);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		d->len += n;
+	}
+}
+
+/*
+ * Walk records; returns the next header or NULL at the end. Sets *bad if
+ * a record is malformed (size below the header or past the data).
+ */
+static inline const struct ketw_event_header *
+next_record(const struct drained *d, size_t *off, int *bad)
+{
+	const struct ketw_event_header *h;
+
+	if (*off >= d->len)
+		return NULL;
+	if (d->len - *off < KETW_EVENT_HEADER_SIZE) {
+		*bad = 1;
+		return NULL;
+	}
+	h = (const void *)(d->buf + *off);
+	if (h->size < KETW_EVENT_HEADER_SIZE ||
+	    KETW_RECORD_SPAN(h->size) > d->len - *off) {
+		*bad = 1;
+		return NULL;
+	}
+	*off += KETW_RECORD_SPAN(h->size);
+	return h;
+}
+
+static inline int is_sample(const struct ketw_event_header *h)
+{
+	return !(h->flags & KETW_RECORD_SYSTEM) &&
+	       !memcmp(h->provider_guid, sample_guid, KETW_GUID_SIZE);
+}
+
+static inline int is_system(const struct ketw_event_header *h, uint32_t id)
+{
+	static const uint8_t zero[KETW_GUID_SIZE];
+
+	return (h->flags & KETW_RECORD_SYSTEM) && h->event_id == id &&
+	       !memcmp(h->provider_guid, zero, KETW_GUID_SIZE);
+}
+
+/* Create, attach and start session @name with @a's other fields. */
+static inline int session_start(int fd, struct ketw_session_attr *a)
+{
+	if (ioctl(fd, KETW_IOC_CREATE, a))
+		return -errno;
+	if (ketw_ref(fd, KETW_IOC_START, a->name))
+		return -errno;
+	return 0;
+}
+
+static inline int cpu_stats(int fd, const char *name, unsigned int cpu,
+			    struct ketw_cpu_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->cpu = cpu;
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	return ioctl(fd, KETW_IOC_CPU_STATS, st) ? -errno : 0;
+}
+
+#endif /* _KETW_TEST_H */

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw module lifetime: loading and unloading ketw.ko and a provider, and
+ * what holds them. Runs with both modules loaded and leaves them loaded.
+ * KETW_MODDIR names the directory holding the .ko files (default /ketw).
+ */
+#include "ketw_test.h"
+#include "kselftest_harness.h"
+
+#define SESSION "mod_test"
+
+static const char *moddir(void)
+{
+	const char *d = getenv("KETW_MODDIR");
+
+	return d ? d : "/ketw";
+}
+
+static int load(const char *file)
+{
+	char path[512];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", moddir(), file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static int loaded(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return stat(path, &st) == 0;
+}
+
+FIXTURE(mods) {
+	int unused;
+};
+
+FIXTURE_SETUP(mods)
+{
+	if (!loaded("ketw"))
+		ASSERT_EQ(0, load("ketw.ko"));
+	if (!loaded("ketw_sample"))
+		ASSERT_EQ(0, load("ketw_sample.ko"));
+	ketw_cleanup(SESSION);
+}
+
+FIXTURE_TEARDOWN(mods)
+{
+	ketw_cleanup(SESSION);
+	if (!loaded("ketw"))
+		load("ketw.ko");
+	if (!loaded("ketw_sample"))
+		load("ketw_sample.ko");
+}
+
+/* ketw stays while a provider, a session or an open file holds it. */
+TEST_F(mods, unload_only_when_unused)
+{
+	struct ketw_session_attr a;
+	int fd;
+
+	/* The sample provider uses ketw's symbols. */
+	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	ASSERT_EQ(0, unload("ketw_sample"));
+
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	close(fd);
+	/* The session holds the module after its file is gone. */
+	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	EXPECT_TRUE(loaded("ketw"));
+
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
+	/* Now only the open file holds it. */
+	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	close(fd);
+
+	ASSERT_EQ(0, unload("ketw"));
+	EXPECT_FALSE(loaded("ketw"));
+	EXPECT_EQ(-1, open(KETW_DEVICE, O_RDWR));
+
+	ASSERT_EQ(0, load("ketw.ko"));
+	ASSERT_EQ(0, load("ketw_sample.ko"));
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	close(fd);
+}
+
+/* Loading twice is refused; a provider needs ketw. */
+TEST_F(mods, load_errors)
+{
+	EXPECT_EQ(-EEXIST, load("ketw.ko"));
+	EXPECT_EQ(-EEXIST, load("ketw_sample.ko"));
+}
+
+/*
+ * A provider that goes away during a session and comes back: the session
+ * keeps what it had and takes the new instance's events.
+ */
+TEST_F(mods, provider_reload_during_session)
+{
+	struct ketw_session_attr a;
+	struct drained d = { 0 };
+	const struct ketw_event_header *h;
+	int fd = ketw_open(), bad = 0, n = 0;
+	size_t off = 0;
+
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	ASSERT_EQ(0, session_start(fd, &a));
+	ASSERT_EQ(0, sample_emit(10));
+	ASSERT_EQ(0, unload("ketw_sample"));
+	ASSERT_EQ(0, load("ketw_sample.ko"));
+	ASSERT_EQ(0, sample_emit(20));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(fd, &d));
+	while ((h = next_record(&d, &off, &bad)))
+		n += is_sample(h);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(30, n);
+	EXPECT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
+	close(fd);
+	free(d.buf);
+}
+
+TEST_HARNESS_MAIN
