@@ -327,7 +327,8 @@ void ketw_sessions_destroy_all(void)
  * @guid:  the provider's GUID.
  * @desc:  the event's descriptor.
  * @data:  the payload.
- * @len:   its length; cut to the session's max_data_size.
+ * @len:   its length; cut to the session's max_data_size (not for
+ *         system events, which are a few bytes).
  * @flags: KETW_RECORD_* flags to set.
  *
  * Preemption must be disabled.
@@ -338,7 +339,10 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 		      const struct ketw_event_descriptor *desc,
 		      const void *data, size_t len, u16 flags)
 {
-	u32 dlen = min_t(size_t, len, s->attr.max_data_size);
+	/* System events are small and fixed: max_data_size is for providers. */
+	u32 cap = flags & KETW_RECORD_SYSTEM ? KETW_MAX_DATA_SIZE :
+		  s->attr.max_data_size;
+	u32 dlen = min_t(size_t, len, cap);
 	u32 size = KETW_EVENT_HEADER_SIZE + dlen;
 	struct ketw_event_header *h;
 	struct ketw_ring_resv r;
