@@ -45,7 +45,7 @@ struct ketw_session {
 	u32 state;
 	unsigned int attached;
 	bool destroyed;
-	struct mutex read_mutex;
+	struct mutex read_mutex;	/* one reader at a time */
 };
 
 /**

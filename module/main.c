@@ -7,6 +7,7 @@
 
 #include "ketw_internal.h"
 
+/* Serialises every control operation; see ketw_internal.h. */
 DEFINE_MUTEX(ketw_mutex);
 
 static int __init ketw_init(void)

@@ -112,16 +112,12 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries: a small allocation
-		 * that GFP_KERNEL does not fail in practice. If it does, the
-		 * provider keeps its old set minus nothing: log it.
+		 * At most KETW_MAX_SESSIONS entries (2 KiB): small enough
+		 * for __GFP_NOFAIL, so that stopping a session cannot fail
+		 * half way through its providers.
 		 */
-		new = kmalloc(struct_size(new, e, nr), GFP_KERNEL);
-		if (!new) {
-			pr_err("ketw: out of memory updating provider %s\n",
-			       prov->name);
-			return;
-		}
+		new = kmalloc(struct_size(new, e, nr),
+			      GFP_KERNEL | __GFP_NOFAIL);
 		for (i = 0; old && i < old->nr; i++)
 			if (old->e[i].session != drop)
 				new->e[n++] = old->e[i];

@@ -37,7 +37,7 @@
  * interrupts a writer gets both strictly after, or strictly before, it.
  */
 #define RB_SEQ_SHIFT	32
-#define RB_SEQ_ONE	(1UL << RB_SEQ_SHIFT)
+#define RB_SEQ_ONE	BIT(RB_SEQ_SHIFT)
 
 static_assert(sizeof(long) == 8, "ketw packs two 32-bit counters in a local_t");
 static_assert(sizeof(struct ketw_event_header) == KETW_EVENT_HEADER_SIZE);
@@ -224,12 +224,15 @@ bool ketw_ring_reserve(struct ketw_ring *ring, u32 span,
 			/* Never write over a record that is not complete. */
 			if (end - READ_ONCE(cb->commit) > size)
 				lost = &cb->lost_busy;
-		} else if (end - smp_load_acquire(&cb->consumed) > size) {
+		} else {
 			/*
 			 * Acquire pairs with the reader's release of consumed:
 			 * it has finished with those bytes before we reuse them.
 			 */
-			lost = &cb->lost_full;
+			u32 tail = smp_load_acquire(&cb->consumed);
+
+			if (end - tail > size)
+				lost = &cb->lost_full;
 		}
 		new = ((unsigned long)(u32)(seq32 + 1) << RB_SEQ_SHIFT) |
 		      (lost ? pos : end);

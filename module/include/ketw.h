@@ -76,7 +76,6 @@ struct ketw_provider {
 		.key = STATIC_KEY_FALSE_INIT,			\
 		.guid = __VA_ARGS__,							\
 		.name = pname,					\
-		.node = LIST_HEAD_INIT(var.node),		\
 	}
 
 int ketw_provider_register(struct ketw_provider *prov);

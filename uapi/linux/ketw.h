@@ -13,6 +13,7 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#include <linux/const.h>
 
 #define KETW_DEVICE		"/dev/ketw"
 #define KETW_NAME_MAX		32	/* session and provider names, NUL included */
@@ -74,10 +75,10 @@ struct ketw_event_header {
 #define KETW_MAX_DATA_SIZE	(0xfff8 - KETW_EVENT_HEADER_SIZE)
 
 /* Record flags. */
-#define KETW_RECORD_SYSTEM	(1U << 0)  /* a system event: event_id is KETW_SYS_* */
-#define KETW_RECORD_TRUNCATED	(1U << 1)  /* payload cut to max_data_size (POSIX TRUNCATED_RECORD) */
-#define KETW_RECORD_PADDING	(1U << 2)  /* filler up to the end of the data area: skip it */
-#define KETW_RECORD_USER	(1U << 3)  /* logged by a user-space provider */
+#define KETW_RECORD_SYSTEM	_BITUL(0)  /* a system event: event_id is KETW_SYS_* */
+#define KETW_RECORD_TRUNCATED	_BITUL(1)  /* payload cut (POSIX TRUNCATED_RECORD) */
+#define KETW_RECORD_PADDING	_BITUL(2)  /* filler up to the end of the data area */
+#define KETW_RECORD_USER	_BITUL(3)  /* logged by a user-space provider */
 
 /* Event types (ETW EVENT_TRACE_TYPE_*); providers define their own from 10. */
 #define KETW_TYPE_INFO		0
