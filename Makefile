@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ketw top-level Makefile: builds the module, the tool and the selftests,
+# and runs them in a QEMU guest. "make help" lists the targets.
+# (Kbuild reads ./Kbuild, not this file, for the module build itself.)
+
+TOP   := $(CURDIR)
+BUILD := $(TOP)/build
+
+# Kernel to build against: KDIR wins; else KVER; else the newest
+# /lib/modules/<ver> with both a build dir and a /boot/vmlinuz-<ver>.
+# (The running host kernel is irrelevant: modules only load in the guest.)
+ifdef KDIR
+KVER    ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+else
+KVER    ?= $(shell for d in /lib/modules/*/build; do v=$${d%/build}; \
+		v=$${v##*/}; [ -e /boot/vmlinuz-$$v ] && echo $$v; \
+		done | sort -V | tail -n1)
+KDIR    := /lib/modules/$(KVER)/build
+endif
+VMLINUZ ?= $(firstword $(wildcard $(KDIR)/arch/x86/boot/bzImage) /boot/vmlinuz-$(KVER))
+
+INITRD  := $(BUILD)/initramfs.cpio.gz
+KOS     := $(TOP)/module/ketw.ko $(TOP)/module/samples/ketw_sample.ko
+TOOL    := $(TOP)/tools/ketw/ketw
+SELFTESTS_OUT := $(BUILD)/selftests/ketw
+
+# Knobs for scripts/mkinitramfs.sh and scripts/run-vm.sh (see there).
+KETW_MODULES     ?= $(KOS)
+KETW_TOOL        ?= $(TOOL)
+KETW_TESTS_DIR   ?= $(SELFTESTS_OUT)
+SELFTESTS_SRCDIR ?= $(TOP)/selftests/ketw
+export KETW_MODULES KETW_TOOL KETW_TESTS_DIR SELFTESTS_SRCDIR EXTRA_BINS
+export VMLINUZ VM_TIMEOUT TEST_TIMEOUT VM_ACCEL VM_CPU VM_SMP VM_MEM \
+	VM_APPEND VM_QUIET DMESG_ALLOW
+
+DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(TOP)/scripts/deps.sh)
+
+.PHONY: all module tools selftests unit initramfs check vm-check demo \
+	vm-demo shell checkpatch sparse deps clean help kver
+
+all: module tools selftests
+
+help:
+	@echo 'ketw make targets:'
+	@echo '  all (default) build module, tools and selftests'
+	@echo '  module        build module/ketw.ko and module/samples/ketw_sample.ko'
+	@echo '  tools         build tools/ketw/ketw (make -C tools)'
+	@echo '  selftests     build selftests/ketw/*.c into build/selftests/ketw/'
+	@echo '  unit          host unit tests (make -C tools test)'
+	@echo '  check         deps + all + unit + run the selftests in a QEMU guest'
+	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests)'
+	@echo '  demo          deps + build + run scripts/guest/demo.sh in a QEMU guest'
+	@echo '  vm-demo       only the QEMU part of demo'
+	@echo '  shell         boot the guest with the modules loaded into a shell'
+	@echo '  checkpatch    checkpatch.pl --strict over module/ and uapi/'
+	@echo '  sparse        build the module with sparse (C=2)'
+	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
+	@echo '  clean         remove everything built'
+	@echo '  kver          print the kernel version, KDIR and VMLINUZ in use'
+	@echo 'knobs: KDIR KVER VMLINUZ NO_DEPS=1 VM_TIMEOUT=600 TEST_TIMEOUT=300'
+	@echo '       VM_ACCEL=tcg VM_CPU VM_SMP VM_MEM VM_APPEND VM_QUIET=1'
+	@echo '       EXTRA_BINS="/usr/bin/trace-cmd" KETW_MODULES KETW_TOOL'
+	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
+
+kver:
+	@echo "KVER=$(KVER) KDIR=$(KDIR) VMLINUZ=$(VMLINUZ)"
+
+deps:
+	$(DEPS)
+
+kdir-ok:
+	@[ -n "$(KVER)" ] && [ -d "$(KDIR)" ] || { echo "no kernel build dir" \
+		"(KDIR=$(KDIR)); run make deps or set KDIR" >&2; exit 1; }
+.PHONY: kdir-ok
+
+module: kdir-ok
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+sparse: kdir-ok
+	$(MAKE) -C $(KDIR) M=$(TOP) C=2 modules
+
+tools:
+	$(MAKE) -C tools
+
+unit:
+	$(MAKE) -C tools test
+
+selftests:
+	$(MAKE) -C selftests/ketw BUILD=$(BUILD) OUTPUT=$(SELFTESTS_OUT) SRCDIR=$(SELFTESTS_SRCDIR)
+
+# Always repacked: cheap, and it must never hold stale binaries.
+initramfs: selftests
+	$(TOP)/scripts/mkinitramfs.sh $(INITRD)
+
+check:
+	$(DEPS)
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) vm-check
+
+vm-check: initramfs
+	INITRD=$(INITRD) $(TOP)/scripts/run-vm.sh check
+
+demo:
+	$(DEPS)
+	$(MAKE) module tools
+	$(MAKE) vm-demo
+
+vm-demo shell: initramfs
+	INITRD=$(INITRD) $(TOP)/scripts/run-vm.sh $(patsubst vm-%,%,$@)
+
+CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi \
+	\( -name '*.c' -o -name '*.h' \) ! -name '*.mod.c' 2>/dev/null | sort)
+
+checkpatch:
+	$(TOP)/scripts/ksrc-extract.sh $(BUILD)
+	@[ -n "$(CHECKPATCH_FILES)" ] || { echo "checkpatch: no files" >&2; exit 1; }
+	perl $(BUILD)/ksrc/scripts/checkpatch.pl --strict --no-tree --show-types \
+		--quiet -f $(CHECKPATCH_FILES:$(TOP)/%=%)
+	@echo "checkpatch: $(words $(CHECKPATCH_FILES)) files clean"
+
+clean:
+	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(TOP) clean
+	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
+	rm -rf $(BUILD)
