@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian 12 packages that building and testing ketw needs,
+# only those that are missing. Without root it names them and fails.
+set -euo pipefail
+
+pkgs=(
+	make gcc libc6-dev clang
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	qemu-system-x86 busybox-static cpio gzip xz-utils
+	trace-cmd libtracefs-dev libtraceevent-dev
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$status" = installed ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: missing Debian packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: run as root: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
