@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Pack the guest initramfs (cpio newc, gzip).
+#
+#   scripts/mkinitramfs.sh OUTPUT.cpio.gz
+#
+# Guest layout:
+#   /init                   scripts/guest/init
+#   /bin/busybox, /bin/sh   busybox-static (the rest is --install'ed by /init)
+#   /ketw/<name>.ko         each of $KETW_MODULES, loaded in that order;
+#                           /ketw/modules lists them
+#   /ketw/ketw              $KETW_TOOL with its shared libraries (if set)
+#   /ketw/tests/            every file of $KETW_TESTS_DIR and the *.sh of
+#                           $SELFTESTS_SRCDIR
+#   /ketw/demo.sh           scripts/guest/demo.sh
+#   <path>                  each of $EXTRA_BINS (e.g. /usr/bin/trace-cmd),
+#                           with its shared libraries
+set -euo pipefail
+
+out=${1:?usage: $0 OUTPUT.cpio.gz}
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${KETW_MODULES=$top/module/ketw.ko $top/module/samples/ketw_sample.ko}"
+: "${KETW_TOOL=$top/tools/ketw/ketw}"
+: "${KETW_TESTS_DIR=$top/build/selftests/ketw}"
+: "${SELFTESTS_SRCDIR=$top/selftests/ketw}"
+: "${EXTRA_BINS=}"
+: "${BUSYBOX:=/bin/busybox}"
+
+stage=$out.d
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,root,etc,ketw/tests}
+add_bin() { "$top/scripts/initramfs-add-bin.sh" "$stage" "$@"; }
+
+add_bin "$BUSYBOX" /bin/busybox
+ln -s busybox "$stage/bin/sh"
+install -m 0755 "$top/scripts/guest/init" "$stage/init"
+install -m 0755 "$top/scripts/guest/demo.sh" "$stage/ketw/demo.sh"
+
+: >"$stage/ketw/modules"
+for ko in $KETW_MODULES; do
+	[ -f "$ko" ] || { echo "mkinitramfs: missing module $ko (run make module)" >&2; exit 1; }
+	install -m 0644 "$ko" "$stage/ketw/"
+	basename "$ko" >>"$stage/ketw/modules"
+done
+
+if [ -n "$KETW_TOOL" ]; then
+	[ -x "$KETW_TOOL" ] || { echo "mkinitramfs: missing tool $KETW_TOOL (run make tools)" >&2; exit 1; }
+	add_bin "$KETW_TOOL" /ketw/ketw
+fi
+
+if [ -d "$KETW_TESTS_DIR" ]; then
+	find "$KETW_TESTS_DIR" -maxdepth 1 -type f -exec install -m 0755 -t "$stage/ketw/tests" {} +
+fi
+find "$SELFTESTS_SRCDIR" -maxdepth 1 -type f -name '*.sh' \
+	-exec install -m 0755 -t "$stage/ketw/tests" {} + 2>/dev/null || true
+
+for b in $EXTRA_BINS; do
+	add_bin "$(command -v "$b")"
+done
+
+# /dev/console also comes from the kernel's built-in initramfs; add it
+# when we can, so a kernel without one still has a console.
+mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
+
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "  INITRD  $out ($(du -h "$out" | cut -f1), $(wc -l <"$stage/ketw/modules") modules," \
+	"$(find "$stage/ketw/tests" -type f | wc -l) test files)"
