@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the ketw QEMU guest and judge what it printed.
+#
+#   scripts/run-vm.sh check|demo|shell
+#
+# Environment (the top Makefile sets the first two):
+#   VMLINUZ       guest kernel image (required)
+#   INITRD        initramfs from scripts/mkinitramfs.sh (required)
+#   VM_DIR        where console.log and dmesg.txt go (default build/vm)
+#   VM_TIMEOUT    seconds until the guest counts as hung (default 600)
+#   TEST_TIMEOUT  seconds each test binary may run in the guest (default 300)
+#   VM_ACCEL      QEMU accelerator (default tcg; KVM hangs on some hosts)
+#   VM_CPU VM_SMP VM_MEM   default max, 2, 1G
+#   VM_APPEND     extra kernel command line words
+#   VM_QUIET=1    do not echo the console while the guest runs
+#   DMESG_ALLOW   extended regex of dmesg lines that are not failures
+set -euo pipefail
+
+mode=${1:?usage: $0 check|demo|shell}
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${VMLINUZ:?set VMLINUZ to the guest kernel}"
+: "${INITRD:?set INITRD to the initramfs}"
+VM_DIR=${VM_DIR:-$top/build/vm}
+VM_TIMEOUT=${VM_TIMEOUT:-600}
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+DMESG_ALLOW=${DMESG_ALLOW:-'^$'}
+
+# Kernel log lines that fail a run. "module verification failed" and
+# "loading out-of-tree module taints kernel" match none of these.
+DMESG_BAD='\bBUG\b|Oops|\bWARNING\b|general protection|KASAN|UBSAN|Call Trace|Kernel panic|kernel BUG|soft lockup|hard LOCKUP|rcu_.*stall|blocked for more than|refcount_t:|list_(add|del) corruption|stack-protector|slab-out-of-bounds|use-after-free|double free|sleeping function called'
+# Taint flags that are expected: O (out-of-tree module, 1<<12) and
+# E (unsigned module, 1<<13). Anything else (W, D, L, B, ...) fails.
+TAINT_OK=$(((1 << 12) | (1 << 13)))
+
+for f in "$VMLINUZ" "$INITRD"; do
+	[ -r "$f" ] || { echo "run-vm: cannot read $f" >&2; exit 1; }
+done
+mkdir -p "$VM_DIR"
+log=$VM_DIR/console.log
+rm -f "$log" "$VM_DIR/dmesg.txt"
+
+qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -cpu "${VM_CPU:-max}"
+	-smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -no-reboot -nodefaults
+	-no-user-config -display none -kernel "$VMLINUZ" -initrd "$INITRD"
+	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_APPEND:-}")
+
+if [ "$mode" = shell ]; then
+	exec "${qemu[@]}" -serial mon:stdio
+fi
+
+echo "  QEMU    $mode: $(basename "$VMLINUZ"), ${VM_ACCEL:-tcg}, timeout ${VM_TIMEOUT}s, log $log"
+start=$(date +%s)
+: >"$log"
+timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" -serial "file:$log" </dev/null &
+qpid=$!
+if [ "${VM_QUIET:-0}" != 1 ]; then
+	# Echo the console up to the kernel log dump, which is judged below.
+	tail -n +1 -f --pid=$qpid "$log" |
+		sed -u -e 's/\r$//' -e '/^@@KETW@@ DMESG-BEGIN/,/^@@KETW@@ DMESG-END/d' &
+	tpid=$!
+fi
+qrc=0
+wait $qpid || qrc=$?
+[ -n "${tpid:-}" ] && wait "$tpid" 2>/dev/null || true
+elapsed=$(($(date +%s) - start))
+
+# ---- judge ---------------------------------------------------------------
+con=$VM_DIR/console.txt
+tr -d '\r' <"$log" >"$con"
+sed -n '/^@@KETW@@ DMESG-BEGIN/,/^@@KETW@@ DMESG-END/p' "$con" |
+	sed '1d;$d' >"$VM_DIR/dmesg.txt"
+
+problems=()
+fail() { problems+=("$*"); }
+
+if ! grep -q '^@@KETW@@ DONE' "$con"; then
+	if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+		fail "guest hung: no DONE marker within VM_TIMEOUT=${VM_TIMEOUT}s"
+	else
+		fail "guest died before the DONE marker (qemu exit $qrc; kernel panic?)"
+	fi
+fi
+
+while read -r _ _ name rc; do
+	[ "$rc" = rc=0 ] || fail "insmod $name failed ($rc)"
+done < <(grep '^@@KETW@@ INSMOD ' "$con" || true)
+while read -r _ _ name rc; do
+	[ "$rc" = rc=0 ] || fail "rmmod $name failed ($rc)"
+done < <(grep '^@@KETW@@ RMMOD ' "$con" || true)
+
+taint=$(sed -n 's/^@@KETW@@ TAINT \([0-9]*\)$/\1/p' "$con")
+if [ -n "$taint" ] && [ $((taint & ~TAINT_OK)) -ne 0 ]; then
+	fail "kernel tainted: $taint (see Documentation/admin-guide/tainted-kernels.rst)"
+fi
+bad=$(grep -E "$DMESG_BAD" "$VM_DIR/dmesg.txt" | grep -Ev "$DMESG_ALLOW" || true)
+[ -z "$bad" ] || fail "kernel log shows a problem: $(head -n1 <<<"$bad")"
+
+# TAP: count the harness's "ok N" / "not ok N" lines inside each
+# TEST-BEGIN/TEST-END block; "ok N ... # SKIP" is a skip.
+passed=0 failed=0 skipped=0
+if [ "$mode" = check ]; then
+	tap=$(awk '
+		/^@@KETW@@ TEST-BEGIN / { name = $3; n = ok = bad = skip = 0; next }
+		/^@@KETW@@ TEST-END / {
+			rc = $4; sub(/^rc=/, "", rc)
+			print name, rc, n, ok, bad, skip; name = ""; next
+		}
+		name == "" { next }
+		/^not ok [0-9]+/ { n++; bad++; next }
+		/^ok [0-9]+.*# (SKIP|skip)/ { n++; skip++; next }
+		/^ok [0-9]+/ { n++; ok++; next }
+		END { if (name != "") print name, "unfinished", n, ok, bad, skip }
+	' "$con")
+	while read -r name rc n ok bad skip; do
+		[ -n "$name" ] || continue
+		passed=$((passed + ok)) failed=$((failed + bad)) skipped=$((skipped + skip))
+		if [ "$rc" = unfinished ]; then
+			fail "test $name did not finish"
+			failed=$((failed + 1))
+		elif [ "$rc" != 0 ]; then
+			fail "test $name exited with $rc ($bad of $n cases failed)"
+			[ "$bad" -gt 0 ] || failed=$((failed + 1))
+		fi
+		[ "$bad" -eq 0 ] || [ "$rc" != 0 ] ||
+			fail "test $name printed 'not ok' but exited 0"
+	done <<<"$tap"
+	[ -n "$tap" ] || fail "no test binary ran (none in /ketw/tests?)"
+	[ $((passed + failed + skipped)) -gt 0 ] || fail "no TAP test case ran"
+elif [ "$mode" = demo ]; then
+	rc=$(sed -n 's/^@@KETW@@ DEMO-END rc=//p' "$con")
+	[ "$rc" = 0 ] || fail "demo script failed (rc=${rc:-none})"
+fi
+
+harness_fail=${#problems[@]}
+echo
+if [ "$harness_fail" -ne 0 ]; then
+	echo "==== FAILED ($mode): ${#problems[@]} problem(s)"
+	printf '  - %s\n' "${problems[@]}"
+	if [ "$mode" = check ]; then
+		awk '/^@@KETW@@ TEST-BEGIN /{name=$3; buf=""} name!=""{buf=buf $0 "\n"}
+		     /^@@KETW@@ TEST-END / && $4 != "rc=0" {printf "---- output of %s\n%s", name, buf}
+		     /^@@KETW@@ TEST-END /{name=""}' "$con"
+	fi
+	if [ -s "$VM_DIR/dmesg.txt" ]; then
+		echo "---- dmesg (last 60 lines; all in $VM_DIR/dmesg.txt)"
+		tail -n 60 "$VM_DIR/dmesg.txt"
+	else
+		echo "---- console (last 60 lines; all in $con)"
+		tail -n 60 "$con"
+	fi
+	# A failure no TAP line counts (module load, kernel log, hang) is one.
+	[ "$failed" -gt 0 ] || failed=1
+fi
+echo "guest boot: $(sed -n 's/^@@KETW@@ BOOT .*uptime=//p' "$con")s to /init, run: ${elapsed}s wall"
+if [ "$mode" = check ] || [ "$harness_fail" -ne 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+fi
+[ "$harness_fail" -eq 0 ]
