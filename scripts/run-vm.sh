@@ -120,7 +120,9 @@ if [ "$mode" = check ]; then
 			fail "test $name did not finish"
 			failed=$((failed + 1))
 		elif [ "$rc" != 0 ]; then
-			fail "test $name exited with $rc ($bad of $n cases failed)"
+			why="$bad of $n cases failed"
+			[ "$rc" != 137 ] || why="$why; killed after TEST_TIMEOUT=${TEST_TIMEOUT}s?"
+			fail "test $name exited with $rc ($why)"
 			[ "$bad" -gt 0 ] || failed=$((failed + 1))
 		fi
 		[ "$bad" -eq 0 ] || [ "$rc" != 0 ] ||
@@ -138,7 +140,10 @@ echo
 if [ "$harness_fail" -ne 0 ]; then
 	echo "==== FAILED ($mode): ${#problems[@]} problem(s)"
 	printf '  - %s\n' "${problems[@]}"
-	if [ "$mode" = check ]; then
+	if [ "$mode" = demo ]; then
+		echo "---- demo output"
+		sed -n '/^@@KETW@@ DEMO-BEGIN/,/^@@KETW@@ DEMO-END/p' "$con"
+	elif [ "$mode" = check ]; then
 		awk '/^@@KETW@@ TEST-BEGIN /{name=$3; buf=""} name!=""{buf=buf $0 "\n"}
 		     /^@@KETW@@ TEST-END / && $4 != "rc=0" {printf "---- output of %s\n%s", name, buf}
 		     /^@@KETW@@ TEST-END /{name=""}' "$con"

@@ -14,7 +14,8 @@ run() {
 }
 
 run $KETW start -s demo
-run sh -c 'echo 20 > /sys/module/ketw_sample/parameters/emit'
+echo '$ echo 20 > /sys/module/ketw_sample/parameters/emit'
+echo 20 >/sys/module/ketw_sample/parameters/emit
 run $KETW stop -s demo
 run $KETW extract -s demo -o /tmp/demo.ketw
 run ls -l /tmp/demo.ketw
