@@ -13,6 +13,8 @@
 #   TEST_TIMEOUT  seconds each test binary may run in the guest (default 300)
 #   VM_ACCEL      QEMU accelerator (default tcg; KVM hangs on some hosts)
 #   VM_CPU VM_SMP VM_MEM   default max, 2, 1G
+#   VM_DEBUG      kernel debug options (default: slub_debug=FZPU
+#                 page_poison=1; /init then validates every slab cache)
 #   VM_APPEND     extra kernel command line words
 #   VM_QUIET=1    do not echo the console while the guest runs
 #   DMESG_ALLOW   extended regex of dmesg lines that are not failures
@@ -44,7 +46,7 @@ rm -f "$log" "$VM_DIR/dmesg.txt"
 qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -cpu "${VM_CPU:-max}"
 	-smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -no-reboot -nodefaults
 	-no-user-config -display none -kernel "$VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_APPEND:-}")
+	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_DEBUG-slub_debug=FZPU page_poison=1} ${VM_APPEND:-}")
 
 if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio
@@ -148,7 +150,12 @@ if [ "$harness_fail" -ne 0 ]; then
 		     /^@@KETW@@ TEST-END / && $4 != "rc=0" {printf "---- output of %s\n%s", name, buf}
 		     /^@@KETW@@ TEST-END /{name=""}' "$con"
 	fi
-	if [ -s "$VM_DIR/dmesg.txt" ]; then
+	if [ -n "$bad" ]; then
+		first=$(grep -nE "$DMESG_BAD" "$VM_DIR/dmesg.txt" | grep -Ev "$DMESG_ALLOW" |
+			head -n1 | cut -d: -f1)
+		echo "---- dmesg from the first problem (all in $VM_DIR/dmesg.txt)"
+		tail -n +$((first > 5 ? first - 5 : 1)) "$VM_DIR/dmesg.txt" | head -n 60
+	elif [ -s "$VM_DIR/dmesg.txt" ]; then
 		echo "---- dmesg (last 60 lines; all in $VM_DIR/dmesg.txt)"
 		tail -n 60 "$VM_DIR/dmesg.txt"
 	else
