@@ -4,6 +4,9 @@
 # and runs them in a QEMU guest. "make help" lists the targets.
 # (Kbuild reads ./Kbuild, not this file, for the module build itself.)
 
+# No "Entering/Leaving directory" noise: check's last line is its summary.
+MAKEFLAGS += --no-print-directory
+
 TOP   := $(CURDIR)
 BUILD := $(TOP)/build
 
