@@ -166,7 +166,61 @@ static long ketw_ioctl_cpu_stats(void __user *uarg)
 	return 0;
 }
 
-/* START, STOP, DESTROY and ATTACH: a session named by struct ketw_session_ref. */
+static long ketw_ioctl_status(void __user *uarg)
+{
+	struct ketw_session_status st;
+	struct ketw_session *s;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&st, sizeof(st), sizeof(st), uarg, &usize);
+	if (err)
+		return err;
+	if (st.reserved0 || strnlen(st.name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return -EINVAL;
+	s = ketw_session_get(st.name);
+	if (!s)
+		return -ENOENT;
+	err = ketw_session_status(s, &st);
+	ketw_session_put(s);
+	if (err)
+		return err;
+	st.size = sizeof(st);
+	if (copy_to_user(uarg, &st, min_t(u32, usize, sizeof(st))))
+		return -EFAULT;
+	return 0;
+}
+
+static long ketw_ioctl_snapshot(void __user *uarg)
+{
+	struct ketw_snapshot snap;
+	struct ketw_session *s;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&snap, sizeof(snap), sizeof(snap), uarg, &usize);
+	if (err)
+		return err;
+	if (snap.cpu >= nr_cpu_ids || !cpu_possible(snap.cpu) ||
+	    strnlen(snap.name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return -EINVAL;
+	s = ketw_session_get(snap.name);
+	if (!s)
+		return -ENOENT;
+	err = ketw_ring_snapshot_cpu(s->ring, snap.cpu,
+				     u64_to_user_ptr(snap.buf),
+				     min_t(u64, snap.buf_len, SIZE_MAX),
+				     &snap.len, &snap.lost);
+	ketw_session_put(s);
+	if (err)
+		return err;
+	snap.size = sizeof(snap);
+	if (copy_to_user(uarg, &snap, min_t(u32, usize, sizeof(snap))))
+		return -EFAULT;
+	return 0;
+}
+
+/* START, STOP, DESTROY, ATTACH, FLUSH: a session named by struct ketw_session_ref. */
 static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 			   void __user *uarg)
 {
@@ -195,6 +249,9 @@ static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 	case KETW_IOC_ATTACH:
 		ketw_file_attach(kf, s);
 		return 0;	/* the file keeps the reference */
+	case KETW_IOC_FLUSH:
+		err = ketw_session_flush(s);
+		break;
 	}
 	ketw_session_put(s);
 	return err;
@@ -212,6 +269,11 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ketw_ioctl_get_attr(uarg);
 	case KETW_IOC_CPU_STATS:
 		return ketw_ioctl_cpu_stats(uarg);
+	case KETW_IOC_STATUS:
+		return ketw_ioctl_status(uarg);
+	case KETW_IOC_SNAPSHOT:
+		return ketw_ioctl_snapshot(uarg);
+	case KETW_IOC_FLUSH:
 	case KETW_IOC_START:
 	case KETW_IOC_STOP:
 	case KETW_IOC_DESTROY:
@@ -235,11 +297,44 @@ static ssize_t ketw_read(struct file *file, char __user *buf, size_t len,
 				 file->f_flags & O_NONBLOCK);
 }
 
+/*
+ * Readable at the session's watermark; when the session is not running,
+ * readable while records are left and hung up once it is drained.
+ */
+static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
+{
+	struct ketw_file *kf = file->private_data;
+	struct ketw_ring *ring;
+
+	if (!kf->session)
+		return EPOLLERR;
+	ring = kf->session->ring;
+	ketw_ring_poll_wait(ring, file, pt);
+	if (ketw_ring_above_watermark(ring))
+		return EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(kf->session->state) != KETW_STATE_RUNNING)
+		return ketw_ring_empty(ring) ? EPOLLHUP :
+					       EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+/* See KETW_MMAP_CPU() in the uapi header for the layout. */
+static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct ketw_file *kf = file->private_data;
+
+	if (!kf->session)
+		return -EINVAL;
+	return ketw_ring_mmap(kf->session->ring, vma);
+}
+
 static const struct file_operations ketw_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ketw_open,
 	.release	= ketw_release,
 	.read		= ketw_read,
+	.poll		= ketw_poll,
+	.mmap		= ketw_mmap,
 	.unlocked_ioctl	= ketw_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,

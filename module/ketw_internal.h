@@ -12,6 +12,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <ketw.h>
 
 #include "ring.h"
@@ -36,6 +37,12 @@ extern struct list_head ketw_sessions;
  * @attached:   files attached to the session, under ketw_mutex.
  * @destroyed:  removed from the list; only attached files still hold it.
  * @read_mutex: one reader at a time.
+ * @max_span:   the largest record the session stores, in bytes.
+ * @auto_stop:  UNTIL_FULL: stops the session from process context.
+ * @auto_stopped: the full policy stopped the session; under ketw_mutex.
+ * @overrun_seen: losses reported by the last STATUS; under ketw_mutex.
+ * @flushing:   a FLUSH is running; under ketw_mutex.
+ * @flush_error: first error of a flush not yet reported; under ketw_mutex.
  */
 struct ketw_session {
 	struct list_head node;
@@ -46,6 +53,12 @@ struct ketw_session {
 	unsigned int attached;
 	bool destroyed;
 	struct mutex read_mutex;	/* one reader at a time */
+	u32 max_span;
+	struct work_struct auto_stop;
+	bool auto_stopped;
+	u64 overrun_seen;
+	bool flushing;
+	int flush_error;
 };
 
 /**
@@ -84,6 +97,9 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 		      const void *data, size_t len, u16 flags);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len, bool nonblock);
+int ketw_session_status(struct ketw_session *s,
+			struct ketw_session_status *st);
+int ketw_session_flush(struct ketw_session *s);
 void ketw_sessions_destroy_all(void);
 
 /* provider.c */

@@ -5,11 +5,12 @@
  * Terms (Documentation/ketw-ring-buffer.rst draws them):
  *   position  - a byte count since the buffer was created, kept in 32 bits
  *               and compared modulo 2^32; offset = position & mask.
- *   reserve   - the producer position plus the per-CPU sequence number,
- *               packed in one word that writers advance with cmpxchg.
+ *   reserve   - the producer position, a "lost" flag and the per-CPU
+ *               sequence number, packed in one word that writers advance
+ *               with cmpxchg.
  *   commit    - every record below it is complete; the reader stops there.
- *   consumed  - the reader's position. Outside LOOP it is the writers'
- *               tail: they never write over bytes the reader has not read.
+ *   consumed  - the reader's position (in the meta page). Outside LOOP it
+ *               is the writers' tail: they never overwrite unread bytes.
  *   oldest    - LOOP only: the first record still intact. Writers move it
  *               forward over whole records before writing over them.
  *
@@ -22,6 +23,7 @@
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -32,40 +34,77 @@
 #include "ring.h"
 
 /*
- * The reserve word: sequence number (high half) and producer position (low
- * half). Claiming space and a number in one cmpxchg means that whatever
- * interrupts a writer gets both strictly after, or strictly before, it.
+ * The reserve word: sequence number (high half), producer position (low
+ * half, 8-aligned) and in bit 0 the "lost" flag: events were lost since
+ * the last record stored. Claiming space, a number and the flag in one
+ * cmpxchg means that whatever interrupts a writer gets all three strictly
+ * after, or strictly before, it.
  */
 #define RB_SEQ_SHIFT	32
-#define RB_SEQ_ONE	BIT(RB_SEQ_SHIFT)
+#define RB_LOST		1UL
+#define RB_POS(w)	((u32)(w) & ~(u32)RB_LOST)
+
+#define RB_SYS_SPAN(payload) \
+	KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + sizeof(payload))
+#define RB_OVF_SPAN	RB_SYS_SPAN(struct ketw_sys_overflow)
+#define RB_RES_SPAN	RB_SYS_SPAN(struct ketw_sys_resume)
 
 static_assert(sizeof(long) == 8, "ketw packs two 32-bit counters in a local_t");
 static_assert(sizeof(struct ketw_event_header) == KETW_EVENT_HEADER_SIZE);
+static_assert(RB_OVF_SPAN + RB_RES_SPAN + 2 * KETW_EVENT_HEADER_SIZE <=
+	      KETW_SYSTEM_RESERVE);
 
-struct rb_cpu {
-	/* Writer side: touched by every event on this CPU. */
-	local_t reserve;
-	local_t committing;	/* writers between reserve and commit */
+/* The kernel's view of struct ketw_meta_page: counters as local_t. */
+struct rb_meta {
+	u32 version;
+	u32 meta_size;
+	u32 cpu;
+	u32 policy;
+	u64 data_offset;
+	u32 data_size;
+	u32 watermark;
 	u32 commit;
-	u32 mask;
-	local_t oldest;		/* LOOP: first intact record (low 32 bits) */
-	u64 seq_hint;		/* a recent full sequence number */
-	u64 last_ts;		/* the latest timestamp handed out */
-	void *data;
-	struct ketw_ring *ring;
-
+	u32 oldest;
+	u32 reserved0[2];
 	local_t written;
 	local_t lost_full;
 	local_t lost_busy;
 	local_t lost_nested;
 	local_t overwritten;
 	local_t truncated;
-
-	/* Reader side, on its own cache line. */
-	u32 consumed ____cacheline_aligned_in_smp;
+	u64 reserved1[4];
+	u32 consumed;
+	u32 reserved2;
 	u64 read;
+};
 
+#define RB_META_SAME(f) \
+	static_assert(offsetof(struct rb_meta, f) == \
+		      offsetof(struct ketw_meta_page, f))
+RB_META_SAME(commit);
+RB_META_SAME(oldest);
+RB_META_SAME(written);
+RB_META_SAME(truncated);
+RB_META_SAME(consumed);
+RB_META_SAME(read);
+static_assert(sizeof(struct rb_meta) == sizeof(struct ketw_meta_page));
+static_assert(sizeof(local_t) == sizeof(__u64));
+
+struct rb_cpu {
+	local_t reserve;
+	local_t committing;	/* writers between reserve and commit */
+	local_t oldest;		/* LOOP: first intact record (low 32 bits) */
+	u32 commit;		/* private copy of meta->commit */
+	u32 mask;
+	u64 seq_hint;		/* a recent full sequence number */
+	u64 last_ts;		/* the latest timestamp handed out */
+	u64 lost_ts;		/* first event lost since the last record ... */
+	u64 lost_seq;		/* ... and its sequence number */
+	void *data;
+	struct rb_meta *meta;
+	struct ketw_ring *ring;
 	struct irq_work wake_work;
+	struct page *meta_page;
 	struct page **pages;
 	unsigned int nr_pages;
 };
@@ -74,7 +113,8 @@ struct ketw_ring {
 	struct ketw_ring_config cfg;
 	struct rb_cpu __percpu *cpus;
 	wait_queue_head_t wait;
-	bool waiters;
+	unsigned int waiters;	/* KETW_WAIT_* of sleeping readers */
+	bool full_hit;		/* UNTIL_FULL lost an event: call on_full */
 };
 
 static __always_inline bool rb_before(u32 a, u32 b)
@@ -94,6 +134,15 @@ static __always_inline u64 rb_clock(u32 clock)
 	}
 }
 
+/* A timestamp no earlier than any handed out on this CPU. */
+static __always_inline u64 rb_now(struct ketw_ring *ring, struct rb_cpu *cb)
+{
+	u64 ts = rb_clock(ring->cfg.clock);
+	u64 last = READ_ONCE(cb->last_ts);
+
+	return ts < last ? last : ts;
+}
+
 /*
  * Widen a 32-bit sequence number with a full one seen recently on this
  * CPU. The hint is at most a few nested writers stale, far less than 2^31.
@@ -101,6 +150,23 @@ static __always_inline u64 rb_clock(u32 clock)
 static __always_inline u64 rb_widen_seq(u64 hint, u32 seq32)
 {
 	return hint + (s64)(s32)(seq32 - (u32)hint);
+}
+
+static __always_inline unsigned long rb_word(u32 seq32, u32 pos)
+{
+	return ((unsigned long)seq32 << RB_SEQ_SHIFT) | pos;
+}
+
+/* Wake readers if some wait, for any record or for the watermark. */
+static __always_inline void rb_wakeup(struct ketw_ring *ring,
+				      struct rb_cpu *cb, u32 commit)
+{
+	unsigned int w = READ_ONCE(ring->waiters);
+
+	if (unlikely(w) &&
+	    ((w & KETW_WAIT_ANY) ||
+	     commit - READ_ONCE(cb->meta->consumed) >= ring->cfg.watermark))
+		irq_work_queue(&cb->wake_work);
 }
 
 /* Publish what is complete; called by every writer that incremented committing. */
@@ -119,10 +185,11 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 		 * Every record below r is complete: writers that reserved
 		 * before we read r ran inside us and have finished. Order
 		 * their bytes before the position that lets the reader at
-		 * them; pairs with smp_load_acquire() in the reader.
+		 * them; pairs with smp_load_acquire() in the readers.
 		 */
 		smp_wmb();
-		WRITE_ONCE(cb->commit, (u32)r);
+		WRITE_ONCE(cb->commit, RB_POS(r));
+		WRITE_ONCE(cb->meta->commit, RB_POS(r));
 		barrier();
 		local_dec(&cb->committing);
 		barrier();
@@ -134,8 +201,7 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 			break;
 		local_inc(&cb->committing);
 	}
-	if (READ_ONCE(ring->waiters))
-		irq_work_queue(&cb->wake_work);
+	rb_wakeup(ring, cb, RB_POS(r));
 }
 
 /*
@@ -147,7 +213,7 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 {
 	u32 limit = end - (cb->mask + 1);
 	struct ketw_event_header *h;
-	u32 t, span;
+	u32 t, span, pub;
 	u16 flags;
 
 	for (;;) {
@@ -167,100 +233,210 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 			span = KETW_RECORD_ALIGN;
 		if (local_cmpxchg(&cb->oldest, t, t + span) == t &&
 		    !(flags & KETW_RECORD_PADDING))
-			local_inc(&cb->overwritten);
+			local_inc(&cb->meta->overwritten);
 	}
 	/*
-	 * The reader checks oldest after copying a record: it must see
-	 * oldest moved before it can see any byte we are about to write
-	 * over the released records. Pairs with smp_rmb() in rb_read().
+	 * Publish oldest to mmap readers, never backwards: a writer we
+	 * interrupted may hold an older value and store it after us.
+	 */
+	t = (u32)local_read(&cb->oldest);
+	do {
+		pub = READ_ONCE(cb->meta->oldest);
+		if (!rb_before(pub, t))
+			break;
+	} while (cmpxchg_local(&cb->meta->oldest, pub, t) != pub);
+	/*
+	 * Readers check oldest after copying a record: they must see oldest
+	 * move before they can see any byte we are about to write over the
+	 * released records. Pairs with smp_rmb() in the readers.
 	 */
 	smp_wmb();
 }
 
-/**
- * ketw_ring_reserve() - claim space for a record on this CPU
- * @ring: the ring.
- * @span: bytes to claim: KETW_RECORD_SPAN() of the record's size, at most
- *        half the ring's per-CPU size.
- * @resv: filled with where to write and the record's cpu, sequence number
- *        and timestamp.
- *
- * Preemption must be disabled until ketw_ring_commit(). On failure the
- * event is counted lost and consumes a sequence number, so the reader
- * sees the gap; there is nothing to commit.
- *
- * Return: true if the space is claimed.
- */
-bool ketw_ring_reserve(struct ketw_ring *ring, u32 span,
-		       struct ketw_ring_resv *resv)
+static void rb_fill_system(void *rec, u32 size, u32 id, u32 cpu,
+			   u64 seq, u64 ts)
 {
-	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
-	u32 size = cb->mask + 1;
+	struct ketw_event_header *h = rec;
+
+	memset(h, 0, KETW_RECORD_SPAN(size));
+	h->size = size;
+	h->flags = KETW_RECORD_SYSTEM;
+	h->event_id = id;
+	h->cpu = cpu;
+	if (in_task()) {
+		h->thread_id = task_pid_nr(current);
+		h->process_id = task_tgid_nr(current);
+	}
+	h->sequence = seq;
+	h->timestamp = ts;
+}
+
+/*
+ * Count an event lost and set the lost flag. The first loser of an
+ * episode (flag clear) notes its time and number for the OVERFLOW record
+ * before its cmpxchg; only the writer whose cmpxchg sets the flag has
+ * the earliest number, and a note a nested writer wrote before ours
+ * failed its cmpxchg is rewritten on our retry.
+ */
+static void rb_lose(struct ketw_ring *ring, struct rb_cpu *cb,
+		    local_t *counter, unsigned long old)
+{
+	unsigned long new;
+
+	for (;;) {
+		if (!(old & RB_LOST)) {
+			WRITE_ONCE(cb->lost_ts, rb_now(ring, cb));
+			WRITE_ONCE(cb->lost_seq,
+				   rb_widen_seq(READ_ONCE(cb->seq_hint),
+						old >> RB_SEQ_SHIFT));
+		}
+		new = rb_word((old >> RB_SEQ_SHIFT) + 1, RB_POS(old)) | RB_LOST;
+		if (local_cmpxchg(&cb->reserve, old, new) == old)
+			break;
+		old = local_read(&cb->reserve);
+	}
+	/* Keep the hint near: a reader may be gone for 2^31 losses. */
+	WRITE_ONCE(cb->seq_hint, rb_widen_seq(READ_ONCE(cb->seq_hint),
+					      old >> RB_SEQ_SHIFT));
+	local_inc(counter);
+}
+
+/*
+ * The reservation; a zero @span reserves only the OVERFLOW and RESUME
+ * pair, if events were lost, and fails if none were.
+ */
+static __always_inline bool rb_reserve(struct ketw_ring *ring,
+				       struct rb_cpu *cb, u32 span,
+				       bool system, struct ketw_ring_resv *resv)
+{
+	u32 size = cb->mask + 1, room = size;
+	u32 pos, start, end, need, seq32, nrec;
 	unsigned long old, new;
-	u32 pos, start, end, seq32;
-	local_t *lost = NULL;
-	u64 ts, last;
+	u64 ts, seq, first_ts = 0, first_seq = 0;
+	local_t *lost;
+	void *rec;
+
+	if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL && !system)
+		room -= KETW_SYSTEM_RESERVE;
 
 	local_inc(&cb->committing);
 	do {
 		old = local_read(&cb->reserve);
-		pos = (u32)old;
+		pos = RB_POS(old);
 		seq32 = old >> RB_SEQ_SHIFT;
 		/*
 		 * Read the clock inside the loop: a writer that interrupts
 		 * us before the cmpxchg makes it fail, so timestamps follow
 		 * buffer order.
 		 */
-		ts = rb_clock(ring->cfg.clock);
-		last = READ_ONCE(cb->last_ts);
-		if (unlikely(ts < last))
-			ts = last;
+		ts = rb_now(ring, cb);
+		need = span;
+		nrec = span ? 1 : 0;
+		if (unlikely(old & RB_LOST)) {
+			/* Stable until the flag clears, which fails our cmpxchg. */
+			first_ts = READ_ONCE(cb->lost_ts);
+			first_seq = READ_ONCE(cb->lost_seq);
+			need += RB_OVF_SPAN + RB_RES_SPAN;
+			nrec += 2;
+		} else if (!span) {
+			rb_end(ring, cb);
+			return false;
+		}
 		start = pos;
-		if ((pos & cb->mask) + span > size)
+		if ((pos & cb->mask) + need > size)
 			start = pos + size - (pos & cb->mask);
-		end = start + span;
+		end = start + need;
 		lost = NULL;
 		if (ring->cfg.policy == KETW_POLICY_LOOP) {
 			/* Never write over a record that is not complete. */
 			if (end - READ_ONCE(cb->commit) > size)
-				lost = &cb->lost_busy;
+				lost = &cb->meta->lost_busy;
 		} else {
 			/*
 			 * Acquire pairs with the reader's release of consumed:
 			 * it has finished with those bytes before we reuse them.
 			 */
-			u32 tail = smp_load_acquire(&cb->consumed);
+			u32 tail = smp_load_acquire(&cb->meta->consumed);
 
-			if (end - tail > size)
-				lost = &cb->lost_full;
+			if (end - tail > room)
+				lost = &cb->meta->lost_full;
 		}
-		new = ((unsigned long)(u32)(seq32 + 1) << RB_SEQ_SHIFT) |
-		      (lost ? pos : end);
+		if (unlikely(lost)) {
+			if (!span) {
+				/* Only reporting: no room is no new loss. */
+				rb_end(ring, cb);
+				return false;
+			}
+			rb_lose(ring, cb, lost, old);
+			if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL) {
+				WRITE_ONCE(ring->full_hit, true);
+				irq_work_queue(&cb->wake_work);
+			}
+			rb_end(ring, cb);
+			return false;
+		}
+		new = rb_word(seq32 + nrec, end);
 	} while (local_cmpxchg(&cb->reserve, old, new) != old);
 
-	if (unlikely(lost)) {
-		local_inc(lost);
-		rb_end(ring, cb);
-		return false;
-	}
+	seq = rb_widen_seq(READ_ONCE(cb->seq_hint), seq32);
+	WRITE_ONCE(cb->seq_hint, seq + nrec - 1);
+	WRITE_ONCE(cb->last_ts, ts);
 
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
 		rb_loop_release(cb, end);
 	if (unlikely(start != pos)) {
-		/* The record does not fit before the wrap: pad to it. */
+		/* The records do not fit before the wrap: pad to it. */
 		struct ketw_event_header *pad = cb->data + (pos & cb->mask);
 
 		pad->size = start - pos;
 		pad->flags = KETW_RECORD_PADDING;
 	}
 
-	resv->sequence = rb_widen_seq(READ_ONCE(cb->seq_hint), seq32);
-	WRITE_ONCE(cb->seq_hint, resv->sequence);
-	WRITE_ONCE(cb->last_ts, ts);
-	resv->timestamp = ts;
+	rec = cb->data + (start & cb->mask);
 	resv->cpu = smp_processor_id();
-	resv->rec = cb->data + (start & cb->mask);
+	if (unlikely(old & RB_LOST)) {
+		struct ketw_sys_overflow *ovf = rec + KETW_EVENT_HEADER_SIZE;
+		struct ketw_sys_resume *res;
+
+		rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*ovf),
+			       KETW_SYS_OVERFLOW, resv->cpu, seq, ts);
+		ovf->first_lost_timestamp = first_ts;
+		rec += RB_OVF_SPAN;
+		res = rec + KETW_EVENT_HEADER_SIZE;
+		rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*res),
+			       KETW_SYS_RESUME, resv->cpu, seq + 1, ts);
+		res->lost = seq - first_seq;
+		rec += RB_RES_SPAN;
+		local_add(2, &cb->meta->written);
+		seq += 2;
+	}
+	resv->sequence = seq;
+	resv->timestamp = ts;
+	resv->rec = rec;
 	return true;
+}
+
+/**
+ * ketw_ring_reserve() - claim space for a record on this CPU
+ * @ring:   the ring.
+ * @span:   bytes to claim: KETW_RECORD_SPAN() of the record's size, at
+ *          most half the per-CPU size minus KETW_SYSTEM_RESERVE.
+ * @system: a system event: UNTIL_FULL lets it use the reserve.
+ * @resv:   filled with where to write and the record's cpu, sequence
+ *          number and timestamp.
+ *
+ * If events were lost on this CPU since the last record, an OVERFLOW and
+ * a RESUME record go in front of this one, in the same reservation.
+ * Preemption must be disabled until ketw_ring_commit(). On failure the
+ * event is counted lost and takes a sequence number, so the reader sees
+ * the gap; there is nothing to commit.
+ *
+ * Return: true if the space is claimed.
+ */
+bool ketw_ring_reserve(struct ketw_ring *ring, u32 span, bool system,
+		       struct ketw_ring_resv *resv)
+{
+	return rb_reserve(ring, this_cpu_ptr(ring->cpus), span, system, resv);
 }
 
 /**
@@ -272,39 +448,45 @@ void ketw_ring_commit(struct ketw_ring *ring, bool truncated)
 {
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 
-	local_inc(&cb->written);
+	local_inc(&cb->meta->written);
 	if (truncated)
-		local_inc(&cb->truncated);
+		local_inc(&cb->meta->truncated);
 	rb_end(ring, cb);
 }
 
 /**
- * ketw_ring_lose() - count an event that was refused before reserving
+ * ketw_ring_lose() - count an event refused before it reached the ring
  * @ring: the ring.
- * @why:  the reason (KETW_LOSS_NESTED for the caller's recursion guard).
+ * @why:  the reason.
  *
- * The event still consumes a sequence number. Preemption must be disabled.
+ * The event takes a sequence number and opens (or extends) an overflow
+ * episode, like an event lost for lack of room. Preemption must be
+ * disabled.
  */
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why)
 {
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
-	unsigned long old;
 
-	/* local_add() cannot take a 64-bit immediate on x86: use cmpxchg. */
-	do {
-		old = local_read(&cb->reserve);
-	} while (local_cmpxchg(&cb->reserve, old, old + RB_SEQ_ONE) != old);
-	switch (why) {
-	case KETW_LOSS_FULL:
-		local_inc(&cb->lost_full);
-		break;
-	case KETW_LOSS_BUSY:
-		local_inc(&cb->lost_busy);
-		break;
-	case KETW_LOSS_NESTED:
-		local_inc(&cb->lost_nested);
-		break;
-	}
+	local_inc(&cb->committing);
+	rb_lose(ring, cb, &cb->meta->lost_nested, local_read(&cb->reserve));
+	rb_end(ring, cb);
+}
+
+/**
+ * ketw_ring_report_lost() - log OVERFLOW and RESUME if this CPU lost events
+ * @ring: the ring.
+ *
+ * For a session that stops: events lost after its last record would
+ * otherwise be reported only by the next record. Call with preemption
+ * disabled, on each CPU.
+ */
+void ketw_ring_report_lost(struct ketw_ring *ring)
+{
+	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
+	struct ketw_ring_resv r;
+
+	if (rb_reserve(ring, cb, 0, true, &r))
+		rb_end(ring, cb);
 }
 
 /* Has the record at @pos been released by a LOOP writer? */
@@ -333,13 +515,17 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
 	struct ketw_event_header *h;
-	u32 c = cb->consumed, p, span, oldest;
+	u32 c, p, span, oldest;
 	ssize_t ret = 0;
 	size_t copied = 0;
 	u16 size, flags;
 
+	c = READ_ONCE(cb->meta->consumed);
 	/* Pairs with smp_wmb() before the commit store in rb_end(). */
-	p = smp_load_acquire(&cb->commit);
+	p = smp_load_acquire(&cb->meta->commit);
+	/* consumed is writable by an mmap reader: never trust it. */
+	if (p - c > cb->mask + 1)
+		c = loop ? (u32)local_read(&cb->oldest) : p;
 	while (c != p) {
 		if (loop && rb_overwritten(cb, c, &oldest)) {
 			c = oldest;
@@ -385,22 +571,88 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 		}
 		copied += span;
 		c += span;
-		cb->read++;
+		cb->meta->read++;
 	}
 out:
 	/*
 	 * Release: our reads of the records are done before a writer may
 	 * reuse their space. Pairs with smp_load_acquire() in reserve.
 	 */
-	smp_store_release(&cb->consumed, c);
+	smp_store_release(&cb->meta->consumed, c);
 	return copied ? copied : ret;
 
 corrupt:
-	/* Cannot happen unless memory was corrupted: resynchronise at p. */
-	pr_err_ratelimited("ketw: cpu%d: bad record at %u, skipping to %u\n",
+	/* Only a reader scribbling on consumed gets here: resynchronise. */
+	pr_err_ratelimited("ketw: cpu%d: no record at position %u, skipping to %u\n",
 			   cpu, c, p);
 	c = p;
 	goto out;
+}
+
+/**
+ * ketw_ring_snapshot_cpu() - copy one CPU's records without consuming them
+ * @ring:   the ring.
+ * @cpu:    the CPU.
+ * @buf:    user buffer, at least the per-CPU size.
+ * @len:    its size.
+ * @copied: out: bytes of whole records (padding included) at @buf.
+ * @lost:   out: 1 if the oldest part was overwritten during the copy and
+ *          left out, else 0.
+ *
+ * Copies from the oldest record (LOOP) or the reader's position to the
+ * commit position, then drops whatever writers released meanwhile, so
+ * that every record left in the copy is whole. Writers keep running.
+ *
+ * Return: 0; -EINVAL if @len is below the per-CPU size; -EFAULT.
+ */
+int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
+			   char __user *buf, size_t len,
+			   u64 *copied, u64 *lost)
+{
+	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
+	u32 size = cb->mask + 1, from, to, first, n, o2;
+
+	if (len < size)
+		return -EINVAL;
+	to = smp_load_acquire(&cb->meta->commit);
+	from = loop ? (u32)local_read(&cb->oldest) :
+		      READ_ONCE(cb->meta->consumed);
+	if (to - from > size)
+		from = to - size;	/* bad consumed from an mmap reader */
+	smp_rmb(); /* read oldest before the records; see rb_loop_release() */
+	n = to - from;
+	first = min(n, size - (from & cb->mask));
+	if (copy_to_user(buf, cb->data + (from & cb->mask), first) ||
+	    copy_to_user(buf + first, cb->data, n - first))
+		return -EFAULT;
+	*lost = 0;
+	*copied = n;
+	if (loop) {
+		/* Pairs with smp_wmb() in rb_loop_release(). */
+		smp_rmb();
+		o2 = (u32)local_read(&cb->oldest);
+		if (rb_before(from, o2)) {
+			/* Released while we copied: shift the whole rest down. */
+			u32 skip = rb_before(to, o2) ? n : o2 - from;
+			char *tmp;
+
+			*lost = 1;
+			*copied = n - skip;
+			if (!*copied)
+				return 0;
+			tmp = kvmalloc(*copied, GFP_KERNEL);
+			if (!tmp)
+				return -ENOMEM;
+			if (copy_from_user(tmp, buf + skip, *copied) ||
+			    copy_to_user(buf, tmp, *copied)) {
+				kvfree(tmp);
+				return -EFAULT;
+			}
+			kvfree(tmp);
+		}
+	}
+	return 0;
 }
 
 /**
@@ -416,7 +668,65 @@ bool ketw_ring_empty(struct ketw_ring *ring)
 	for_each_possible_cpu(cpu) {
 		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 
-		if (READ_ONCE(cb->consumed) != READ_ONCE(cb->commit))
+		if (READ_ONCE(cb->meta->consumed) != READ_ONCE(cb->meta->commit))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * ketw_ring_above_watermark() - has any CPU the watermark's worth pending?
+ * @ring: the ring.
+ *
+ * Return: true if so.
+ */
+bool ketw_ring_above_watermark(struct ketw_ring *ring)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+
+		if (READ_ONCE(cb->meta->commit) - READ_ONCE(cb->meta->consumed) >=
+		    ring->cfg.watermark)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * ketw_ring_commits() - note every CPU's commit position
+ * @ring:    the ring.
+ * @commits: out: nr_cpu_ids positions.
+ */
+void ketw_ring_commits(struct ketw_ring *ring, u32 *commits)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		commits[cpu] = smp_load_acquire(&per_cpu_ptr(ring->cpus, cpu)->meta->commit);
+}
+
+/**
+ * ketw_ring_consumed_all() - have readers consumed up to noted positions?
+ * @ring:    the ring.
+ * @commits: positions from ketw_ring_commits().
+ *
+ * Return: true if every CPU's reader is at or past its position (LOOP:
+ * or the records were overwritten).
+ */
+bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits)
+{
+	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+		u32 c = READ_ONCE(cb->meta->consumed);
+
+		if (rb_before(c, commits[cpu]) &&
+		    !(loop && !rb_before((u32)local_read(&cb->oldest),
+					 commits[cpu])))
 			return false;
 	}
 	return true;
@@ -425,25 +735,41 @@ bool ketw_ring_empty(struct ketw_ring *ring)
 /**
  * ketw_ring_wait() - sleep until data may be there, a timeout or a signal
  * @ring:    the ring.
+ * @how:     KETW_WAIT_ANY or KETW_WAIT_WATERMARK.
  * @timeout: in jiffies.
  *
- * Writers wake the reader through irq_work only while ring->waiters is
- * set; they do not order that check against their commit (it would cost a
+ * Writers wake readers through irq_work only while ring->waiters is set;
+ * they do not order that check against their commit (it would cost a
  * full barrier per event), so a wakeup can be missed and the timeout
  * bounds how late the reader then is.
  *
  * Return: -ERESTARTSYS on a signal, else 0.
  */
-int ketw_ring_wait(struct ketw_ring *ring, long timeout)
+int ketw_ring_wait(struct ketw_ring *ring, unsigned int how, long timeout)
 {
-	long ret;
+	DEFINE_WAIT(wait);
 
-	WRITE_ONCE(ring->waiters, true);
-	smp_mb(); /* waiters before the emptiness check; a stop's wakeup */
-	ret = wait_event_interruptible_timeout(ring->wait,
-					       !ketw_ring_empty(ring), timeout);
-	WRITE_ONCE(ring->waiters, false);
-	return ret < 0 ? ret : 0;
+	prepare_to_wait(&ring->wait, &wait, TASK_INTERRUPTIBLE);
+	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | how);
+	smp_mb(); /* waiters before the check; the waker clears it */
+	if (ketw_ring_empty(ring) && !signal_pending(current))
+		schedule_timeout(timeout);
+	finish_wait(&ring->wait, &wait);
+	return signal_pending(current) ? -ERESTARTSYS : 0;
+}
+
+/**
+ * ketw_ring_poll_wait() - poll_wait() on the ring, woken at the watermark
+ * @ring: the ring.
+ * @file: the polled file.
+ * @pt:   the poll table.
+ */
+void ketw_ring_poll_wait(struct ketw_ring *ring, struct file *file,
+			 struct poll_table_struct *pt)
+{
+	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | KETW_WAIT_WATERMARK);
+	poll_wait(file, &ring->wait, pt);
+	smp_mb(); /* waiters before the caller's check */
 }
 
 /**
@@ -452,6 +778,23 @@ int ketw_ring_wait(struct ketw_ring *ring, long timeout)
  */
 void ketw_ring_wake(struct ketw_ring *ring)
 {
+	wake_up_interruptible_all(&ring->wait);
+}
+
+static void rb_wake_fn(struct irq_work *work)
+{
+	struct rb_cpu *cb = container_of(work, struct rb_cpu, wake_work);
+	struct ketw_ring *ring = cb->ring;
+
+	if (READ_ONCE(ring->full_hit) && ring->cfg.on_full) {
+		WRITE_ONCE(ring->full_hit, false);
+		ring->cfg.on_full(ring->cfg.arg);
+	}
+	/*
+	 * The sleepers re-arm waiters when they wait again; clearing it
+	 * here keeps writers from queueing irq_work per event meanwhile.
+	 */
+	WRITE_ONCE(ring->waiters, 0);
 	wake_up_interruptible_all(&ring->wait);
 }
 
@@ -465,43 +808,112 @@ void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
 			 struct ketw_cpu_stats *st)
 {
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+	struct rb_meta *m = cb->meta;
 	unsigned long r = local_read(&cb->reserve);
 
-	st->written = local_read(&cb->written);
-	st->lost_full = local_read(&cb->lost_full);
-	st->overwritten = local_read(&cb->overwritten);
-	st->lost_busy = local_read(&cb->lost_busy);
-	st->lost_nested = local_read(&cb->lost_nested);
-	st->truncated = local_read(&cb->truncated);
-	st->read = READ_ONCE(cb->read);
+	st->written = local_read(&m->written);
+	st->lost_full = local_read(&m->lost_full);
+	st->overwritten = local_read(&m->overwritten);
+	st->lost_busy = local_read(&m->lost_busy);
+	st->lost_nested = local_read(&m->lost_nested);
+	st->truncated = local_read(&m->truncated);
+	st->read = READ_ONCE(m->read);
 	st->sequence = rb_widen_seq(READ_ONCE(cb->seq_hint),
 				    r >> RB_SEQ_SHIFT);
-	st->produced = READ_ONCE(cb->commit);
-	st->consumed = READ_ONCE(cb->consumed);
+	st->produced = READ_ONCE(m->commit);
+	st->consumed = READ_ONCE(m->consumed);
 }
 
-u32 ketw_ring_size(const struct ketw_ring *ring)
+/**
+ * ketw_ring_full() - POSIX full status
+ * @ring:     the ring.
+ * @max_span: the largest record the session stores.
+ *
+ * Return: LOOP: true once a record was overwritten; otherwise true while
+ * some CPU has no room for the largest record.
+ */
+bool ketw_ring_full(struct ketw_ring *ring, u32 max_span)
 {
-	return ring->cfg.size;
+	u32 room = ring->cfg.size;
+	int cpu;
+
+	if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL)
+		room -= KETW_SYSTEM_RESERVE;
+	for_each_possible_cpu(cpu) {
+		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+		struct rb_meta *m = cb->meta;
+
+		if (ring->cfg.policy == KETW_POLICY_LOOP) {
+			if (local_read(&m->overwritten))
+				return true;
+		} else if (room - (READ_ONCE(m->commit) -
+				   READ_ONCE(m->consumed)) < max_span) {
+			return true;
+		}
+	}
+	return false;
 }
 
-static void rb_wake_fn(struct irq_work *work)
-{
-	struct rb_cpu *cb = container_of(work, struct rb_cpu, wake_work);
+static const struct vm_operations_struct rb_vm_ops = {
+};
 
-	wake_up_interruptible_all(&cb->ring->wait);
+/**
+ * ketw_ring_mmap() - map one CPU's meta page or data area
+ * @ring: the ring.
+ * @vma:  the new mapping; vm_pgoff names the CPU and the part.
+ *
+ * The meta page is mapped shared and may be written (the reader's
+ * consumed position); the data area is read-only.
+ *
+ * Return: 0; -EINVAL for another offset, length, a private mapping or an
+ * unknown CPU; -EPERM for a writable data mapping.
+ */
+int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	u64 cpu = off >> KETW_MMAP_CPU_SHIFT;
+	u64 part = off & (KETW_MMAP_CPU(1) - 1);
+	struct rb_cpu *cb;
+	unsigned int i;
+	int err;
+
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) ||
+	    !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	cb = per_cpu_ptr(ring->cpus, cpu);
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_ops = &rb_vm_ops;
+	if (part == 0) {
+		if (len != PAGE_SIZE)
+			return -EINVAL;
+		return vm_insert_page(vma, vma->vm_start, cb->meta_page);
+	}
+	if (part != PAGE_SIZE || len != (unsigned long)cb->nr_pages << PAGE_SHIFT)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	for (i = 0; i < cb->nr_pages; i++) {
+		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
+				     cb->pages[i]);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static void rb_cpu_free(struct rb_cpu *cb)
 {
 	unsigned int i;
 
-	irq_work_sync(&cb->wake_work);
 	if (cb->data)
 		vunmap(cb->data);
 	for (i = 0; i < cb->nr_pages; i++)
 		__free_page(cb->pages[i]);
 	kvfree(cb->pages);
+	if (cb->meta_page)
+		__free_page(cb->meta_page);
 }
 
 static int rb_cpu_init(struct ketw_ring *ring, struct rb_cpu *cb, int cpu)
@@ -509,10 +921,23 @@ static int rb_cpu_init(struct ketw_ring *ring, struct rb_cpu *cb, int cpu)
 	unsigned int n = ring->cfg.size >> PAGE_SHIFT;
 	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
 		    __GFP_RETRY_MAYFAIL;
+	struct rb_meta *m;
 
 	cb->ring = ring;
 	cb->mask = ring->cfg.size - 1;
 	init_irq_work(&cb->wake_work, rb_wake_fn);
+	cb->meta_page = alloc_pages_node(cpu_to_node(cpu), gfp, 0);
+	if (!cb->meta_page)
+		return -ENOMEM;
+	cb->meta = m = page_address(cb->meta_page);
+	m->version = KETW_META_VERSION;
+	m->meta_size = sizeof(struct ketw_meta_page);
+	m->cpu = cpu;
+	m->policy = ring->cfg.policy;
+	m->data_offset = KETW_MMAP_CPU(cpu) + PAGE_SIZE;
+	m->data_size = ring->cfg.size;
+	m->watermark = ring->cfg.watermark;
+
 	cb->pages = kvcalloc(n, sizeof(*cb->pages), GFP_KERNEL | __GFP_NOWARN);
 	if (!cb->pages)
 		return -ENOMEM;
@@ -529,7 +954,7 @@ static int rb_cpu_init(struct ketw_ring *ring, struct rb_cpu *cb, int cpu)
 
 /**
  * ketw_ring_alloc() - allocate a ring with one buffer per possible CPU
- * @cfg: size (a power of two, at least PAGE_SIZE), policy and clock.
+ * @cfg: size (a power of two, at least PAGE_SIZE), policy, clock, ...
  *
  * Return: the ring, or ERR_PTR(-ENOMEM).
  */
@@ -561,6 +986,20 @@ struct ketw_ring *ketw_ring_alloc(const struct ketw_ring_config *cfg)
 }
 
 /**
+ * ketw_ring_quiesce() - wait for pending wakeups and full notifications
+ * @ring: a ring no writer can reach any more.
+ *
+ * After it returns, @cfg.on_full is not running and will not be called.
+ */
+void ketw_ring_quiesce(struct ketw_ring *ring)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(ring->cpus, cpu)->wake_work);
+}
+
+/**
  * ketw_ring_free() - free a ring no writer can reach any more
  * @ring: the ring, or NULL.
  */
@@ -570,6 +1009,7 @@ void ketw_ring_free(struct ketw_ring *ring)
 
 	if (!ring)
 		return;
+	ketw_ring_quiesce(ring);
 	for_each_possible_cpu(cpu)
 		rb_cpu_free(per_cpu_ptr(ring->cpus, cpu));
 	free_percpu(ring->cpus);

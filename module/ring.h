@@ -11,6 +11,8 @@
 #define _KETW_RING_H
 
 #include <linux/types.h>
+#include <linux/mm_types.h>
+#include <linux/poll.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/ketw.h>
 
@@ -18,14 +20,22 @@ struct ketw_ring;
 
 /**
  * struct ketw_ring_config - how a ring behaves
- * @size:    per-CPU data area in bytes (a power of two, at least PAGE_SIZE).
- * @policy:  KETW_POLICY_*: LOOP overwrites, the others drop when full.
- * @clock:   KETW_CLOCK_*: the timestamp source.
+ * @size:      per-CPU data area in bytes (a power of two, at least
+ *             PAGE_SIZE).
+ * @policy:    KETW_POLICY_*: LOOP overwrites, the others drop when full.
+ * @clock:     KETW_CLOCK_*: the timestamp source.
+ * @watermark: bytes pending at which waiting pollers are woken.
+ * @on_full:   UNTIL_FULL: called (from irq_work, interrupts off) after an
+ *             event was lost for lack of room.
+ * @arg:       passed to @on_full.
  */
 struct ketw_ring_config {
 	u32 size;
 	u32 policy;
 	u32 clock;
+	u32 watermark;
+	void (*on_full)(void *arg);
+	void *arg;
 };
 
 /**
@@ -43,33 +53,46 @@ struct ketw_ring_resv {
 	u64 timestamp;
 };
 
-/* Why a reservation failed; counted in the per-CPU statistics. */
+/* Why an event was refused before it reached the ring. */
 enum ketw_ring_loss {
-	KETW_LOSS_FULL,		/* no room and the policy does not overwrite */
-	KETW_LOSS_BUSY,		/* room only over a record still being written */
-	KETW_LOSS_NESTED,	/* refused by the caller's recursion guard */
+	KETW_LOSS_NESTED,	/* the caller's recursion guard */
 };
+
+/* Readers waiting, for ketw_ring_wait(). */
+#define KETW_WAIT_ANY		1	/* woken by any record */
+#define KETW_WAIT_WATERMARK	2	/* woken at the watermark */
 
 /* setup */
 struct ketw_ring *ketw_ring_alloc(const struct ketw_ring_config *cfg);
+void ketw_ring_quiesce(struct ketw_ring *ring);
 void ketw_ring_free(struct ketw_ring *ring);
-u32 ketw_ring_size(const struct ketw_ring *ring);
 
 /* write: preemption must be disabled from reserve to commit */
-bool ketw_ring_reserve(struct ketw_ring *ring, u32 span,
+bool ketw_ring_reserve(struct ketw_ring *ring, u32 span, bool system,
 		       struct ketw_ring_resv *resv);
 void ketw_ring_commit(struct ketw_ring *ring, bool truncated);
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
+void ketw_ring_report_lost(struct ketw_ring *ring);
 
 /* read: one reader at a time per ring (the caller serialises) */
 ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 			   char __user *buf, size_t len);
+int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
+			   char __user *buf, size_t len,
+			   u64 *copied, u64 *lost);
 bool ketw_ring_empty(struct ketw_ring *ring);
-int ketw_ring_wait(struct ketw_ring *ring, long timeout);
+bool ketw_ring_above_watermark(struct ketw_ring *ring);
+bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits);
+void ketw_ring_commits(struct ketw_ring *ring, u32 *commits);
+int ketw_ring_wait(struct ketw_ring *ring, unsigned int how, long timeout);
+void ketw_ring_poll_wait(struct ketw_ring *ring, struct file *file,
+			 struct poll_table_struct *pt);
 void ketw_ring_wake(struct ketw_ring *ring);
+int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma);
 
 /* control */
 void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
 			 struct ketw_cpu_stats *st);
+bool ketw_ring_full(struct ketw_ring *ring, u32 max_span);
 
 #endif /* _KETW_RING_H */

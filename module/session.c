@@ -4,10 +4,12 @@
  * living from create to destroy whatever the processes that made them do.
  */
 #include <linux/ctype.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -43,10 +45,14 @@ static struct ketw_session *__ketw_session_find(const char *name)
 	return NULL;
 }
 
+static void ketw_session_auto_stop(struct work_struct *work);
+static void ketw_session_on_full(void *arg);
+
 /*
  * Check the caller's attributes and replace zeros by defaults. The largest
- * record may take at most half a per-CPU buffer, so that padding to the
- * wrap never leaves a record without room.
+ * record, with the OVERFLOW and RESUME records that may precede it, must
+ * fit in half a per-CPU buffer, so that padding to the wrap never leaves
+ * it without room; KETW_SYSTEM_RESERVE covers those two.
  */
 static int ketw_attr_normalise(struct ketw_session_attr *a)
 {
@@ -63,7 +69,7 @@ static int ketw_attr_normalise(struct ketw_session_attr *a)
 	bytes = roundup_pow_of_two((u64)a->buffer_kb * 1024);
 	bytes = max_t(u64, bytes, PAGE_SIZE);
 	a->buffer_kb = bytes / 1024;
-	max_span = bytes / 2;
+	max_span = bytes / 2 - KETW_SYSTEM_RESERVE;
 
 	if (!a->policy)
 		a->policy = KETW_POLICY_DEFAULT;
@@ -76,6 +82,10 @@ static int ketw_attr_normalise(struct ketw_session_attr *a)
 	if (a->level > KETW_LEVEL_VERBOSE)
 		return -EINVAL;
 
+	if (!a->watermark)
+		a->watermark = 50;
+	if (a->watermark > 100 || a->reserved1)
+		return -EINVAL;
 	if (!a->max_data_size)
 		a->max_data_size = min_t(u32, KETW_MAX_DATA_DEFAULT,
 					 max_span - KETW_EVENT_HEADER_SIZE);
@@ -121,9 +131,16 @@ int ketw_session_create(struct ketw_session_attr *attr,
 	s->attr.nr_cpus = nr_cpu_ids;
 	s->state = KETW_STATE_CREATED;
 
+	s->max_span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
+				       attr->max_data_size);
+	INIT_WORK(&s->auto_stop, ketw_session_auto_stop);
 	cfg.size = attr->buffer_kb * 1024;
 	cfg.policy = attr->policy;
 	cfg.clock = attr->clock;
+	cfg.watermark = max_t(u32, (u64)cfg.size * attr->watermark / 100,
+			      KETW_RECORD_ALIGN);
+	cfg.on_full = ketw_session_on_full;
+	cfg.arg = s;
 	s->ring = ketw_ring_alloc(&cfg);
 	if (IS_ERR(s->ring)) {
 		err = PTR_ERR(s->ring);
@@ -182,10 +199,17 @@ struct ketw_session *ketw_session_get(const char *name)
 	return s;
 }
 
+/*
+ * Never called with ketw_mutex held: the auto-stop work takes it, and we
+ * wait for that work here.
+ */
 static void ketw_session_release(struct kref *kref)
 {
 	struct ketw_session *s = container_of(kref, struct ketw_session, kref);
 
+	/* No more on_full calls, then no auto-stop running or queued. */
+	ketw_ring_quiesce(s->ring);
+	cancel_work_sync(&s->auto_stop);
 	ketw_ring_free(s->ring);
 	kfree(s);
 	/* Safe: every caller is inside a file operation of this module. */
@@ -209,6 +233,37 @@ static void ketw_session_log_system(struct ketw_session *s, u32 id,
 	preempt_enable();
 }
 
+static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop);
+
+static void ketw_session_report_lost(void *arg)
+{
+	struct ketw_session *s = arg;
+
+	ketw_ring_report_lost(s->ring);
+}
+
+/* Process context: stop an UNTIL_FULL session that filled up. */
+static void ketw_session_auto_stop(struct work_struct *work)
+{
+	struct ketw_session *s = container_of(work, struct ketw_session,
+					      auto_stop);
+
+	mutex_lock(&ketw_mutex);
+	if (!s->destroyed && s->state == KETW_STATE_RUNNING) {
+		__ketw_session_stop(s, 1);
+		s->auto_stopped = true;
+	}
+	mutex_unlock(&ketw_mutex);
+}
+
+/* From irq_work: a writer lost an event for lack of room in UNTIL_FULL. */
+static void ketw_session_on_full(void *arg)
+{
+	struct ketw_session *s = arg;
+
+	schedule_work(&s->auto_stop);
+}
+
 /**
  * ketw_session_start() - start tracing
  * @s: the session.
@@ -229,6 +284,7 @@ int ketw_session_start(struct ketw_session *s)
 	} else if (s->state == KETW_STATE_RUNNING) {
 		err = -EBUSY;
 	} else {
+		s->auto_stopped = false;
 		st.level = s->attr.level;
 		st.match_any = s->attr.match_any;
 		st.match_all = s->attr.match_all;
@@ -248,6 +304,8 @@ static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop)
 	ketw_providers_detach(s);
 	/* No writer is inside the session's buffers after this. */
 	synchronize_rcu();
+	/* Report losses after each CPU's last record, on that CPU. */
+	on_each_cpu(ketw_session_report_lost, s, 1);
 	ketw_session_log_system(s, KETW_SYS_STOP, &st, sizeof(st));
 	WRITE_ONCE(s->state, KETW_STATE_SUSPENDED);
 	ketw_ring_wake(s->ring);
@@ -313,11 +371,17 @@ int ketw_session_destroy(struct ketw_session *s, struct ketw_session *mine)
 /* Module exit: nothing can hold a session then, but be thorough. */
 void ketw_sessions_destroy_all(void)
 {
-	struct ketw_session *s, *tmp;
+	struct ketw_session *s;
 
 	mutex_lock(&ketw_mutex);
-	list_for_each_entry_safe(s, tmp, &ketw_sessions, node)
+	while (!list_empty(&ketw_sessions)) {
+		s = list_first_entry(&ketw_sessions, struct ketw_session, node);
+		kref_get(&s->kref);
 		__ketw_session_destroy(s);
+		mutex_unlock(&ketw_mutex);
+		ketw_session_put(s);	/* the last: outside the mutex */
+		mutex_lock(&ketw_mutex);
+	}
 	mutex_unlock(&ketw_mutex);
 }
 
@@ -350,7 +414,8 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 
 	if (dlen < len)
 		flags |= KETW_RECORD_TRUNCATED;
-	if (!ketw_ring_reserve(s->ring, KETW_RECORD_SPAN(size), &r))
+	if (!ketw_ring_reserve(s->ring, KETW_RECORD_SPAN(size),
+			       flags & KETW_RECORD_SYSTEM, &r))
 		return false;
 
 	h = r.rec;
@@ -432,7 +497,7 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 		if (nonblock)
 			break;
 		mutex_unlock(&s->read_mutex);
-		err = ketw_ring_wait(s->ring, HZ / 10);
+		err = ketw_ring_wait(s->ring, KETW_WAIT_ANY, HZ / 10);
 		if (err)
 			return err;
 		if (mutex_lock_interruptible(&s->read_mutex))
@@ -440,4 +505,112 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 	}
 	mutex_unlock(&s->read_mutex);
 	return ret;
+}
+
+/**
+ * ketw_session_status() - the POSIX stream status and totals
+ * @s:  the session.
+ * @st: out: every field but size and name.
+ *
+ * Reading resets the overrun status and the flush error, as POSIX's
+ * posix_trace_get_status() does.
+ *
+ * Return: 0.
+ */
+int ketw_session_status(struct ketw_session *s,
+			struct ketw_session_status *st)
+{
+	struct ketw_cpu_stats cs;
+	u64 lost = 0;
+	int cpu;
+
+	st->written = 0;
+	st->overwritten = 0;
+	for_each_possible_cpu(cpu) {
+		ketw_ring_stats_cpu(s->ring, cpu, &cs);
+		st->written += cs.written;
+		st->overwritten += cs.overwritten;
+		lost += cs.lost_full + cs.lost_busy + cs.lost_nested;
+	}
+	st->lost = lost;
+	st->nr_cpus = nr_cpu_ids;
+	st->full_status = ketw_ring_full(s->ring, s->max_span) ?
+			  KETW_FULL_FULL : KETW_FULL_NOT_FULL;
+
+	mutex_lock(&ketw_mutex);
+	st->state = s->state;
+	st->auto_stopped = s->auto_stopped;
+	st->overrun_status = lost + st->overwritten != s->overrun_seen ?
+			     KETW_OVERRUN_OVERRUN : KETW_OVERRUN_NONE;
+	s->overrun_seen = lost + st->overwritten;
+	st->flush_status = s->flushing ? KETW_FLUSH_FLUSHING :
+					 KETW_FLUSH_NOT_FLUSHING;
+	st->flush_error = s->flush_error;
+	s->flush_error = 0;
+	mutex_unlock(&ketw_mutex);
+	return 0;
+}
+
+#define KETW_FLUSH_TIMEOUT	(5 * HZ)
+
+/**
+ * ketw_session_flush() - have readers drain what is in the buffers now
+ * @s: a running session.
+ *
+ * Logs FLUSH_START, wakes readers and waits until they have consumed
+ * every record committed before it (LOOP: or those were overwritten),
+ * then logs FLUSH_STOP. After KETW_FLUSH_TIMEOUT it logs ERROR
+ * (-ETIMEDOUT), keeps that as the flush error, and logs FLUSH_STOP.
+ *
+ * Return: 0; -EALREADY if not running or a flush runs; -ENOENT if
+ * destroyed; -ETIMEDOUT; -ERESTARTSYS; -ENOMEM.
+ */
+int ketw_session_flush(struct ketw_session *s)
+{
+	unsigned long deadline = jiffies + KETW_FLUSH_TIMEOUT;
+	struct ketw_sys_error e = { .error = -ETIMEDOUT };
+	u32 *commits;
+	int err = 0;
+
+	commits = kcalloc(nr_cpu_ids, sizeof(*commits), GFP_KERNEL);
+	if (!commits)
+		return -ENOMEM;
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed)
+		err = -ENOENT;
+	else if (s->state != KETW_STATE_RUNNING || s->flushing)
+		err = -EALREADY;
+	if (err) {
+		mutex_unlock(&ketw_mutex);
+		kfree(commits);
+		return err;
+	}
+	s->flushing = true;
+	ketw_session_log_system(s, KETW_SYS_FLUSH_START, NULL, 0);
+	ketw_ring_commits(s->ring, commits);
+	mutex_unlock(&ketw_mutex);
+
+	ketw_ring_wake(s->ring);
+	while (!ketw_ring_consumed_all(s->ring, commits)) {
+		if (time_after(jiffies, deadline)) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		if (msleep_interruptible(10)) {
+			err = -ERESTARTSYS;
+			break;
+		}
+	}
+
+	mutex_lock(&ketw_mutex);
+	if (err == -ETIMEDOUT) {
+		ketw_session_log_system(s, KETW_SYS_ERROR, &e, sizeof(e));
+		if (!s->flush_error)
+			s->flush_error = err;
+	}
+	ketw_session_log_system(s, KETW_SYS_FLUSH_STOP, NULL, 0);
+	s->flushing = false;
+	mutex_unlock(&ketw_mutex);
+	kfree(commits);
+	return err;
 }

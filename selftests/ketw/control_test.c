@@ -70,8 +70,12 @@ TEST_F(dev, buffer_size_rounds_up)
 	self->attr.buffer_kb = 5;
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
 	EXPECT_EQ(8, self->attr.buffer_kb);
-	/* The largest record fits in half a buffer: 4096 - 64 bytes of data. */
-	EXPECT_EQ(4096 - KETW_EVENT_HEADER_SIZE, self->attr.max_data_size);
+	/*
+	 * The largest record, with room for an OVERFLOW and RESUME pair,
+	 * fits in half a buffer.
+	 */
+	EXPECT_EQ(4096 - KETW_SYSTEM_RESERVE - KETW_EVENT_HEADER_SIZE,
+		  self->attr.max_data_size);
 }
 
 TEST_F(dev, unknown_ioctl_is_enotty)

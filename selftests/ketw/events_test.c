@@ -341,42 +341,6 @@ TEST_F(session, blocking_read_wakes)
 	ASSERT_LE(emitted, a.when) TH_LOG("reader returned before the events");
 }
 
-/*
- * UNTIL_FULL with a one-page buffer: what does not fit is counted lost,
- * and the sequence numbers show every gap.
- */
-TEST_F(session, until_full_counts_losses)
-{
-	const struct ketw_event_header *h;
-	struct ketw_cpu_stats st;
-	uint64_t next = 0, gaps = 0;
-	size_t off = 0;
-	int bad = 0, n = 0;
-
-	ASSERT_EQ(0, pin_cpu(0));
-	self->attr.buffer_kb = 4;
-	self->attr.policy = KETW_POLICY_UNTIL_FULL;
-	ASSERT_EQ(0, session_start(self->fd, &self->attr));
-	ASSERT_EQ(0, sample_emit(1000));
-	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
-	ASSERT_EQ(0, drain(self->fd, &self->d));
-	while ((h = next_record(&self->d, &off, &bad))) {
-		ASSERT_EQ(0, h->cpu);
-		ASSERT_LE(next, h->sequence);
-		gaps += h->sequence - next;
-		next = h->sequence + 1;
-		n++;
-	}
-	ASSERT_EQ(0, bad);
-	ASSERT_EQ(0, cpu_stats(self->fd, SESSION, 0, &st));
-	/* START, 1000 events and STOP were offered: each stored or counted. */
-	ASSERT_EQ(1002, st.sequence);
-	ASSERT_EQ(st.written, (uint64_t)n);
-	ASSERT_EQ(1002, st.written + st.lost_full);
-	ASSERT_LT(900, st.lost_full);
-	ASSERT_EQ(st.lost_full, gaps + (st.sequence - next));
-}
-
 /* LOOP keeps exactly the newest events and counts what it overwrote. */
 TEST_F(session, loop_keeps_newest)
 {

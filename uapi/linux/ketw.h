@@ -125,6 +125,23 @@ struct ketw_sys_stop {
 	__u32 reserved;
 };
 
+/*
+ * OVERFLOW and RESUME come as a pair, in front of the first record stored
+ * on a CPU after events were lost there, with that record's timestamp.
+ */
+struct ketw_sys_overflow {
+	__u64 first_lost_timestamp;	/* when the first lost event came */
+};
+
+struct ketw_sys_resume {
+	__u64 lost;			/* events lost on this CPU since the last record */
+};
+
+struct ketw_sys_error {
+	__s32 error;			/* a negative errno */
+	__u32 reserved;
+};
+
 /* Full policies (POSIX stream-full-policy). */
 #define KETW_POLICY_LOOP	1  /* overwrite the oldest records (flight recorder) */
 #define KETW_POLICY_UNTIL_FULL	2  /* stop the session when a buffer is full */
@@ -139,6 +156,12 @@ struct ketw_sys_stop {
 #define KETW_BUFFER_KB_DEFAULT	1024
 #define KETW_BUFFER_KB_MIN	4		/* one page */
 #define KETW_BUFFER_KB_MAX	(256 * 1024)	/* 256 MiB per CPU */
+/*
+ * Bytes of each per-CPU buffer kept for system events: the largest record
+ * takes at most half a buffer minus this, and UNTIL_FULL keeps this much
+ * free so that its final OVERFLOW, RESUME and STOP always fit.
+ */
+#define KETW_SYSTEM_RESERVE	512
 #define KETW_MAX_DATA_DEFAULT	4096
 #define KETW_POLICY_DEFAULT	KETW_POLICY_LOOP
 #define KETW_CLOCK_DEFAULT	KETW_CLOCK_MONO
@@ -161,10 +184,13 @@ struct ketw_sys_stop {
  * @match_any:     keyword mask: an event is taken if it has any of these
  *                 bits (0 = any event).
  * @match_all:     keyword mask: and all of these bits (0 = no condition).
+ * @watermark:     percent of a per-CPU buffer filled at which poll() and
+ *                 epoll report the session readable; 1..100, 0 = 50.
  * @creation_time: out: CLOCK_REALTIME of creation, in ns.
  * @clock_resolution: out: resolution of @clock in ns.
  * @nr_cpus:       out: number of per-CPU buffers (CPU ids 0..nr_cpus-1).
  * @state:         out: KETW_STATE_*.
+ * @reserved1:     must be 0.
  */
 struct ketw_session_attr {
 	__u32 size;
@@ -182,10 +208,11 @@ struct ketw_session_attr {
 	__u32 clock_resolution;
 	__u32 nr_cpus;
 	__u32 state;
-	__u32 reserved1;
+	__u32 watermark;
+	__u64 reserved1;
 };
 
-#define KETW_SESSION_ATTR_SIZE_VER0	104
+#define KETW_SESSION_ATTR_SIZE_VER0	112
 
 /* Session states (POSIX stream status). */
 #define KETW_STATE_CREATED	0  /* never started */
@@ -233,13 +260,148 @@ struct ketw_cpu_stats {
 	__u64 consumed;
 };
 
+/* POSIX stream status values (struct ketw_session_status). */
+#define KETW_FULL_NOT_FULL	0
+#define KETW_FULL_FULL		1
+#define KETW_OVERRUN_NONE	0
+#define KETW_OVERRUN_OVERRUN	1
+#define KETW_FLUSH_NOT_FLUSHING	0
+#define KETW_FLUSH_FLUSHING	1
+
+/**
+ * struct ketw_session_status - POSIX trace stream status, plus totals
+ * @size:           sizeof(struct ketw_session_status) as the caller knows it.
+ * @reserved0:      must be 0.
+ * @name:           in: the session.
+ * @state:          KETW_STATE_* (POSIX running / suspended).
+ * @full_status:    KETW_FULL_FULL if a buffer is full: for LOOP, once it
+ *                  has overwritten a record; otherwise while a buffer has
+ *                  no room for the largest record.
+ * @overrun_status: KETW_OVERRUN_OVERRUN if an event was lost or overwritten
+ *                  since the last STATUS call; reading resets it.
+ * @flush_status:   KETW_FLUSH_FLUSHING while a KETW_IOC_FLUSH runs.
+ * @flush_error:    the first error of a flush (a negative errno), 0 if
+ *                  none; reading resets it.
+ * @auto_stopped:   1 if the full policy (UNTIL_FULL) stopped the session.
+ * @nr_cpus:        number of per-CPU buffers.
+ * @written:        records stored, summed over CPUs.
+ * @lost:           events lost, all reasons, summed over CPUs.
+ * @overwritten:    records LOOP overwrote, summed over CPUs.
+ */
+struct ketw_session_status {
+	__u32 size;
+	__u32 reserved0;
+	char  name[KETW_NAME_MAX];
+	__u32 state;
+	__u32 full_status;
+	__u32 overrun_status;
+	__u32 flush_status;
+	__s32 flush_error;
+	__u32 auto_stopped;
+	__u32 nr_cpus;
+	__u32 reserved1;
+	__u64 written;
+	__u64 lost;
+	__u64 overwritten;
+};
+
+/**
+ * struct ketw_snapshot - copy one CPU's buffer without consuming it
+ * @size:      sizeof(struct ketw_snapshot) as the caller knows it.
+ * @cpu:       in: the CPU.
+ * @name:      in: the session.
+ * @buf:       in: user address of the destination.
+ * @buf_len:   in: its size; at least the per-CPU buffer size.
+ * @len:       out: bytes copied: whole records (padding records included,
+ *             flagged KETW_RECORD_PADDING), oldest first.
+ * @lost:      out: records overwritten while copying, dropped from the copy.
+ *
+ * Meant for LOOP sessions that keep running (a flight recorder); works on
+ * any session. The copy is consistent: every record in it is whole.
+ */
+struct ketw_snapshot {
+	__u32 size;
+	__u32 cpu;
+	char  name[KETW_NAME_MAX];
+	__u64 buf;
+	__u64 buf_len;
+	__u64 len;
+	__u64 lost;
+};
+
+/*
+ * mmap layout. CPU n's area starts at offset KETW_MMAP_CPU(n): first its
+ * meta page (one page; map it shared, read-write), then, at the
+ * meta page's data_offset, its data area (data_size bytes; map it shared
+ * and read-only). Any other offset, length or protection is refused.
+ */
+#define KETW_MMAP_CPU_SHIFT	32
+#define KETW_MMAP_CPU(n)	((__u64)(n) << KETW_MMAP_CPU_SHIFT)
+#define KETW_META_VERSION	1
+
+/**
+ * struct ketw_meta_page - one CPU's buffer state, shared with the reader
+ * @version:     KETW_META_VERSION.
+ * @meta_size:   bytes of this struct the kernel maintains.
+ * @cpu:         the CPU.
+ * @policy:      the session's KETW_POLICY_*.
+ * @data_offset: mmap offset of the data area.
+ * @data_size:   bytes in the data area, a power of two.
+ * @watermark:   bytes pending at which readers are woken.
+ * @commit:      kernel: records below this position are complete.
+ * @oldest:      kernel, LOOP: the first record not yet released for
+ *               overwriting. A LOOP reader checks it before and after it
+ *               uses a record; a record below it may be torn.
+ * @reserved0:   0.
+ * @written:     kernel: records stored.
+ * @lost_full:   kernel: events lost for lack of room.
+ * @lost_busy:   kernel: events lost to a record still being written.
+ * @lost_nested: kernel: events lost to the recursion guard.
+ * @overwritten: kernel: records LOOP overwrote.
+ * @truncated:   kernel: records stored with a cut payload.
+ * @reserved1:   0.
+ * @consumed:    reader (on its own cache line): it has used the records
+ *               below this position. Outside LOOP, writers never
+ *               overwrite unconsumed bytes.
+ * @reserved2:   0.
+ * @read:        kernel: records consumed through read().
+ *
+ * Positions are byte counts modulo 2^32; a record at position p starts at
+ * data offset p & (data_size - 1) and never wraps. Load @commit with
+ * acquire semantics, store @consumed with release semantics.
+ */
+struct ketw_meta_page {
+	__u32 version;
+	__u32 meta_size;
+	__u32 cpu;
+	__u32 policy;
+	__u64 data_offset;
+	__u32 data_size;
+	__u32 watermark;
+	__u32 commit;
+	__u32 oldest;
+	__u32 reserved0[2];
+	__u64 written;
+	__u64 lost_full;
+	__u64 lost_busy;
+	__u64 lost_nested;
+	__u64 overwritten;
+	__u64 truncated;
+	__u64 reserved1[4];
+	__u32 consumed;
+	__u32 reserved2;
+	__u64 read;
+};
+
 #define KETW_IOC_MAGIC	0xE7
 
 /*
  * CREATE makes a session and attaches this file to it; ATTACH attaches
- * this file to an existing session. read() and poll() on an attached file
- * drain that session. START, STOP and DESTROY act on the named session;
- * DESTROY fails with EBUSY while another file is attached to it.
+ * this file to an existing session. read(), poll() and mmap() on an
+ * attached file drain that session. START, STOP and DESTROY act on the
+ * named session; DESTROY fails with EBUSY while another file is attached
+ * to it. FLUSH logs FLUSH_START, waits until readers have consumed what
+ * was there, and logs FLUSH_STOP (ERROR too if it timed out).
  */
 #define KETW_IOC_CREATE		_IOWR(KETW_IOC_MAGIC, 1, struct ketw_session_attr)
 #define KETW_IOC_START		_IOW(KETW_IOC_MAGIC, 2, struct ketw_session_ref)
@@ -248,5 +410,8 @@ struct ketw_cpu_stats {
 #define KETW_IOC_ATTACH		_IOW(KETW_IOC_MAGIC, 5, struct ketw_session_ref)
 #define KETW_IOC_GET_ATTR	_IOWR(KETW_IOC_MAGIC, 6, struct ketw_session_attr)
 #define KETW_IOC_CPU_STATS	_IOWR(KETW_IOC_MAGIC, 7, struct ketw_cpu_stats)
+#define KETW_IOC_STATUS		_IOWR(KETW_IOC_MAGIC, 8, struct ketw_session_status)
+#define KETW_IOC_SNAPSHOT	_IOWR(KETW_IOC_MAGIC, 9, struct ketw_snapshot)
+#define KETW_IOC_FLUSH		_IOW(KETW_IOC_MAGIC, 10, struct ketw_session_ref)
 
 #endif /* _UAPI_LINUX_KETW_H */
