@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libketw: user-space access to ketw sessions and trace files.
+ *
+ * Functions are named ketw_<object>_<verb> and grouped by role:
+ *   device/session control  ketw_device_open(), ketw_session_*()
+ *   draining a session      ketw_reader_read(), ketw_reader_drain()
+ *   records in a buffer     ketw_record_iter_*()
+ *   writing a .ketw file    ketw_output_*()
+ *   reading a .ketw file    ketw_input_*()
+ *   text                    ketw_*_name(), ketw_guid_format(),
+ *                           ketw_record_format(), ketw_hexdump()
+ *   parsing arguments       ketw_parse_*()
+ *
+ * Unless stated otherwise, functions return 0 or a negative errno.
+ */
+#ifndef _LIBKETW_H
+#define _LIBKETW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <linux/ketw.h>
+#include "ketw_file.h"
+
+/* ---- device and session control ---------------------------------- */
+
+/*
+ * Open the ketw device (@path, or KETW_DEVICE if NULL) for control and
+ * reading; @flags may add O_NONBLOCK. Returns the fd or -errno.
+ */
+int ketw_device_open(const char *path, int flags);
+
+/* Zero @attr, set its size and copy @name (which must be valid). */
+void ketw_session_attr_init(struct ketw_session_attr *attr, const char *name);
+
+/* Is @name a valid session name ([A-Za-z0-9_.-], 1..KETW_NAME_MAX-1)? */
+bool ketw_session_name_valid(const char *name);
+
+/*
+ * Create a (stopped) session and attach @fd to it. @attr is updated with
+ * the normalised attributes and the output fields.
+ */
+int ketw_session_create(int fd, struct ketw_session_attr *attr);
+int ketw_session_start(int fd, const char *name);
+int ketw_session_stop(int fd, const char *name);
+int ketw_session_destroy(int fd, const char *name);
+/* Attach @fd to @name: read() on @fd then drains that session. */
+int ketw_session_attach(int fd, const char *name);
+int ketw_session_get_attr(int fd, const char *name,
+			  struct ketw_session_attr *attr);
+int ketw_session_get_cpu_stats(int fd, const char *name, unsigned int cpu,
+			       struct ketw_cpu_stats *st);
+
+/* ---- records in a buffer ------------------------------------------ */
+
+/**
+ * struct ketw_record - one record, pointing into a buffer
+ * @hdr:      its header (in host byte order).
+ * @data:     its payload.
+ * @data_len: payload bytes (hdr->size minus the record header size).
+ * @span:     bytes it takes in the buffer (8-aligned).
+ * @cpu:      the CPU whose buffer held it (hdr->cpu for records from
+ *            read(), the section's CPU for records from a file).
+ */
+struct ketw_record {
+	const struct ketw_event_header *hdr;
+	const unsigned char *data;
+	size_t data_len;
+	size_t span;
+	unsigned int cpu;
+};
+
+/*
+ * Walks the records of a byte buffer (8-byte aligned) as the kernel's
+ * read() returns them, skipping KETW_RECORD_PADDING records. Every record
+ * is checked: at least a record header, its span within the buffer.
+ */
+struct ketw_record_iter {
+	const unsigned char *buf;
+	size_t len;
+	size_t off;		/* of the next record */
+	size_t hdr_size;	/* record header size: payload offset */
+};
+
+void ketw_record_iter_init(struct ketw_record_iter *it, const void *buf,
+			   size_t len);
+/*
+ * 1 and *@rec filled; 0 at the end; -EBADMSG if the record at it->off is
+ * malformed or truncated (the iterator then stays there).
+ */
+int ketw_record_iter_next(struct ketw_record_iter *it, struct ketw_record *rec);
+
+/* ---- draining a session ------------------------------------------ */
+
+/*
+ * read() once from an attached fd, retrying on EINTR. Returns bytes read,
+ * 0 at the end of data (session stopped and empty), -EAGAIN (O_NONBLOCK
+ * and empty), -EINVAL (@len too small for the next record), -errno.
+ */
+ssize_t ketw_reader_read(int fd, void *buf, size_t len);
+
+typedef int (*ketw_record_fn)(const struct ketw_record *rec, void *ctx);
+
+/*
+ * Read from @fd until it returns 0 or -EAGAIN, or @max_bytes were read
+ * (0 = no limit), calling @fn for every record. A non-zero return of @fn
+ * stops and is returned. *@bytes (if not NULL) gets the bytes read.
+ * Returns 0 when drained, -EBADMSG for a malformed read() result, -errno.
+ */
+int ketw_reader_drain(int fd, size_t max_bytes, ketw_record_fn fn, void *ctx,
+		      uint64_t *bytes);
+
+/* ---- writing a .ketw file ----------------------------------------- */
+
+struct ketw_output;
+
+/*
+ * What goes into the file header. Zero fields are filled in: hostname,
+ * release and machine from uname(), creation_time from the clock.
+ */
+struct ketw_output_info {
+	struct ketw_file_session session;
+	unsigned int nr_cpus;
+	unsigned int clock;
+	uint64_t creation_time;
+	char hostname[KETW_FILE_HOST_LEN];
+	char release[KETW_FILE_HOST_LEN];
+	char machine[KETW_FILE_MACHINE_LEN];
+};
+
+/* Copy a session's attributes into @info (and its nr_cpus and clock). */
+void ketw_output_info_from_attr(struct ketw_output_info *info,
+				const struct ketw_session_attr *attr);
+
+/* Create @path (truncating it) and write the file header. */
+int ketw_output_create(const char *path, const struct ketw_output_info *info,
+		       struct ketw_output **out);
+/* Start a section; its length is patched in by ketw_output_section_end(). */
+int ketw_output_section_begin(struct ketw_output *out, uint32_t type,
+			      uint32_t flags);
+int ketw_output_write(struct ketw_output *out, const void *buf, size_t len);
+int ketw_output_section_end(struct ketw_output *out);
+/* A KETW_SECTION_CPU_RECORDS section holding @len bytes of records. */
+int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
+			    const void *records, size_t len);
+/* A KETW_SECTION_CPU_STATS section; entries with @valid[i] false are
+ * written without KETW_FILE_STATS_VALID. @valid may be NULL (all valid). */
+int ketw_output_add_stats(struct ketw_output *out,
+			  const struct ketw_cpu_stats *st, const bool *valid,
+			  unsigned int nr);
+/*
+ * Write the END section and close. Frees @out whatever happens; on any
+ * error (this one or an earlier one) the return is negative.
+ */
+int ketw_output_close(struct ketw_output *out);
+/* Close without END and remove the file (for error paths). */
+void ketw_output_abort(struct ketw_output *out, const char *path);
+
+/* ---- reading a .ketw file ----------------------------------------- */
+
+struct ketw_input;
+
+/*
+ * Open and check a trace file completely (every section and record), so
+ * that nothing later can run out of bounds. On failure a message naming
+ * the problem is put in @err (if not NULL). Returns -errno of the I/O,
+ * -EBADMSG (not a ketw file, corrupt or truncated) or -EPROTONOSUPPORT
+ * (a format version or required section this reader does not know).
+ */
+int ketw_input_open(const char *path, struct ketw_input **in, char *err,
+		    size_t errlen);
+/* The same from a memory image (copied). */
+int ketw_input_open_mem(const void *buf, size_t len, struct ketw_input **in,
+			char *err, size_t errlen);
+void ketw_input_close(struct ketw_input *in);
+
+/* The header in host byte order; fields a shorter header lacks are 0. */
+const struct ketw_file_header *ketw_input_header(const struct ketw_input *in);
+bool ketw_input_swapped(const struct ketw_input *in);
+unsigned int ketw_input_nr_cpus(const struct ketw_input *in);
+/* Records of @cpu in the file, and the events missing between them
+ * according to their sequence numbers. */
+uint64_t ketw_input_cpu_records(const struct ketw_input *in, unsigned int cpu);
+uint64_t ketw_input_cpu_gaps(const struct ketw_input *in, unsigned int cpu);
+/* The statistics of @cpu, or NULL if the file has none for it. */
+const struct ketw_file_cpu_stats *
+ketw_input_cpu_stats(const struct ketw_input *in, unsigned int cpu);
+/* Sections the reader skipped because it does not know their type. */
+unsigned int ketw_input_skipped_sections(const struct ketw_input *in);
+
+/*
+ * The next record of all CPUs merged in timestamp order (ties: lower cpu,
+ * then lower sequence). 1 and *@rec filled, 0 at the end.
+ */
+int ketw_input_next(struct ketw_input *in, struct ketw_record *rec);
+void ketw_input_rewind(struct ketw_input *in);
+
+/* ---- text ---------------------------------------------------------- */
+
+/* Names, or NULL if the value has none. */
+const char *ketw_type_name(unsigned int type);
+const char *ketw_level_name(unsigned int level);
+const char *ketw_sys_event_name(unsigned int id);
+const char *ketw_policy_name(unsigned int policy);
+const char *ketw_clock_name(unsigned int clock);
+const char *ketw_state_name(unsigned int state);
+
+#define KETW_GUID_STR_LEN	37	/* 8-4-4-4-12 and the NUL */
+/* The textual form of a GUID stored in textual byte order. */
+char *ketw_guid_format(const uint8_t guid[KETW_GUID_SIZE],
+		       char buf[KETW_GUID_STR_LEN]);
+/* "TRUNCATED|USER", "0" for none, unknown bits as "0x..". */
+char *ketw_flags_format(unsigned int flags, char *buf, size_t len);
+
+/*
+ * One line describing a record (no newline):
+ *   cpu=1 ts=12.000345678 pid=123 tid=124 seq=5 guid=... type=10
+ *   level=INFO ver=2 id=1 kw=0x1 len=24 [flags=TRUNCATED]
+ * Returns the length snprintf() would have produced.
+ */
+int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len);
+/* A system event's payload decoded ("level=4 match_any=0x0 ..."), or 0. */
+int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
+			    size_t len);
+
+/*
+ * Hex dump, 16 bytes a line: "<indent>0000  00 01 ... 07  08 ... 0f  |ascii|".
+ * Returns a negative errno if writing failed.
+ */
+int ketw_hexdump(FILE *f, const char *indent, const void *data, size_t len);
+
+/* ---- parsing arguments --------------------------------------------- */
+
+/*
+ * Parse all of @s as an unsigned number: decimal, or hexadecimal with a
+ * 0x prefix. No sign, no blanks, no trailing characters. -EINVAL if it is
+ * not a number, -ERANGE if it is above @max.
+ */
+int ketw_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* A name ("info", case-insensitive) or a number 0..5. */
+int ketw_parse_level(const char *s, unsigned int *level);
+/* loop | until-full | flush */
+int ketw_parse_policy(const char *s, unsigned int *policy);
+/* mono | boot | local */
+int ketw_parse_clock(const char *s, unsigned int *clock);
+
+#endif /* _LIBKETW_H */

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libketw: session control through ioctls on /dev/ketw.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "libketw.h"
+
+int ketw_device_open(const char *path, int flags)
+{
+	int fd;
+
+	fd = open(path ? path : KETW_DEVICE, O_RDONLY | O_CLOEXEC | flags);
+	return fd < 0 ? -errno : fd;
+}
+
+bool ketw_session_name_valid(const char *name)
+{
+	size_t i, n = strnlen(name, KETW_NAME_MAX);
+
+	if (n == 0 || n == KETW_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+		      c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* Copy a name into a fixed field; names are checked by the caller. */
+static void ketw_name_copy(char dst[KETW_NAME_MAX], const char *name)
+{
+	memset(dst, 0, KETW_NAME_MAX);
+	strncpy(dst, name, KETW_NAME_MAX - 1);
+}
+
+void ketw_session_attr_init(struct ketw_session_attr *attr, const char *name)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	ketw_name_copy(attr->name, name);
+}
+
+static int ketw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, cmd, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? -errno : 0;
+}
+
+static int ketw_session_ref_ioctl(int fd, unsigned long cmd, const char *name)
+{
+	struct ketw_session_ref ref;
+
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	ketw_name_copy(ref.name, name);
+	return ketw_ioctl(fd, cmd, &ref);
+}
+
+int ketw_session_create(int fd, struct ketw_session_attr *attr)
+{
+	if (!ketw_session_name_valid(attr->name))
+		return -EINVAL;
+	if (!attr->size)
+		attr->size = sizeof(*attr);
+	return ketw_ioctl(fd, KETW_IOC_CREATE, attr);
+}
+
+int ketw_session_start(int fd, const char *name)
+{
+	return ketw_session_ref_ioctl(fd, KETW_IOC_START, name);
+}
+
+int ketw_session_stop(int fd, const char *name)
+{
+	return ketw_session_ref_ioctl(fd, KETW_IOC_STOP, name);
+}
+
+int ketw_session_destroy(int fd, const char *name)
+{
+	return ketw_session_ref_ioctl(fd, KETW_IOC_DESTROY, name);
+}
+
+int ketw_session_attach(int fd, const char *name)
+{
+	return ketw_session_ref_ioctl(fd, KETW_IOC_ATTACH, name);
+}
+
+int ketw_session_get_attr(int fd, const char *name,
+			  struct ketw_session_attr *attr)
+{
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	ketw_session_attr_init(attr, name);
+	return ketw_ioctl(fd, KETW_IOC_GET_ATTR, attr);
+}
+
+int ketw_session_get_cpu_stats(int fd, const char *name, unsigned int cpu,
+			       struct ketw_cpu_stats *st)
+{
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->cpu = cpu;
+	ketw_name_copy(st->name, name);
+	return ketw_ioctl(fd, KETW_IOC_CPU_STATS, st);
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libketw: records and attributes as text; parsing of arguments.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "libketw.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const char *const ketw_type_names[] = {
+	[KETW_TYPE_INFO]	= "INFO",
+	[KETW_TYPE_START]	= "START",
+	[KETW_TYPE_END]		= "END",
+	[KETW_TYPE_DC_START]	= "DC_START",
+	[KETW_TYPE_DC_END]	= "DC_END",
+	[KETW_TYPE_EXTENSION]	= "EXTENSION",
+	[KETW_TYPE_REPLY]	= "REPLY",
+	[KETW_TYPE_DEQUEUE]	= "DEQUEUE",
+	[KETW_TYPE_CHECKPOINT]	= "CHECKPOINT",
+};
+
+static const char *const ketw_level_names[] = {
+	[KETW_LEVEL_CRITICAL]	= "CRITICAL",
+	[KETW_LEVEL_ERROR]	= "ERROR",
+	[KETW_LEVEL_WARNING]	= "WARNING",
+	[KETW_LEVEL_INFO]	= "INFO",
+	[KETW_LEVEL_VERBOSE]	= "VERBOSE",
+};
+
+static const char *const ketw_sys_names[] = {
+	[KETW_SYS_START]	= "START",
+	[KETW_SYS_STOP]		= "STOP",
+	[KETW_SYS_FILTER]	= "FILTER",
+	[KETW_SYS_OVERFLOW]	= "OVERFLOW",
+	[KETW_SYS_RESUME]	= "RESUME",
+	[KETW_SYS_FLUSH_START]	= "FLUSH_START",
+	[KETW_SYS_FLUSH_STOP]	= "FLUSH_STOP",
+	[KETW_SYS_ERROR]	= "ERROR",
+};
+
+static const char *const ketw_policy_names[] = {
+	[KETW_POLICY_LOOP]	 = "loop",
+	[KETW_POLICY_UNTIL_FULL] = "until-full",
+	[KETW_POLICY_FLUSH]	 = "flush",
+};
+
+static const char *const ketw_clock_names[] = {
+	[KETW_CLOCK_MONO]	= "mono",
+	[KETW_CLOCK_BOOT]	= "boot",
+	[KETW_CLOCK_LOCAL]	= "local",
+};
+
+static const char *const ketw_state_names[] = {
+	[KETW_STATE_CREATED]	= "created",
+	[KETW_STATE_RUNNING]	= "running",
+	[KETW_STATE_SUSPENDED]	= "suspended",
+};
+
+static const char *ketw_name_of(const char *const *names, size_t n,
+				unsigned int v)
+{
+	return v < n ? names[v] : NULL;
+}
+
+const char *ketw_type_name(unsigned int type)
+{
+	return ketw_name_of(ketw_type_names, ARRAY_SIZE(ketw_type_names), type);
+}
+
+const char *ketw_level_name(unsigned int level)
+{
+	return ketw_name_of(ketw_level_names, ARRAY_SIZE(ketw_level_names),
+			    level);
+}
+
+const char *ketw_sys_event_name(unsigned int id)
+{
+	return ketw_name_of(ketw_sys_names, ARRAY_SIZE(ketw_sys_names), id);
+}
+
+const char *ketw_policy_name(unsigned int policy)
+{
+	return ketw_name_of(ketw_policy_names, ARRAY_SIZE(ketw_policy_names),
+			    policy);
+}
+
+const char *ketw_clock_name(unsigned int clock)
+{
+	return ketw_name_of(ketw_clock_names, ARRAY_SIZE(ketw_clock_names),
+			    clock);
+}
+
+const char *ketw_state_name(unsigned int state)
+{
+	return ketw_name_of(ketw_state_names, ARRAY_SIZE(ketw_state_names),
+			    state);
+}
+
+char *ketw_guid_format(const uint8_t g[KETW_GUID_SIZE],
+		       char buf[KETW_GUID_STR_LEN])
+{
+	snprintf(buf, KETW_GUID_STR_LEN,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7],
+		 g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+	return buf;
+}
+
+char *ketw_flags_format(unsigned int flags, char *buf, size_t len)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} names[] = {
+		{ KETW_RECORD_SYSTEM,	 "SYSTEM" },
+		{ KETW_RECORD_TRUNCATED, "TRUNCATED" },
+		{ KETW_RECORD_PADDING,	 "PADDING" },
+		{ KETW_RECORD_USER,	 "USER" },
+	};
+	size_t i, n = 0;
+	int w;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (!flags) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		flags &= ~names[i].bit;
+		w = snprintf(buf + n, len - n, "%s%s", n ? "|" : "",
+			     names[i].name);
+		if (w < 0 || (size_t)w >= len - n)
+			return buf;
+		n += w;
+	}
+	if (flags)
+		snprintf(buf + n, len - n, "%s0x%x", n ? "|" : "", flags);
+	return buf;
+}
+
+/* A name, or the number in @tmp. */
+static const char *ketw_name_or_num(const char *name, unsigned int v,
+				    char *tmp, size_t len)
+{
+	if (name)
+		return name;
+	snprintf(tmp, len, "%u", v);
+	return tmp;
+}
+
+int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len)
+{
+	const struct ketw_event_header *h = rec->hdr;
+	char guid[KETW_GUID_STR_LEN], flags[64];
+	char type[12], level[12], id[12];
+	const char *idname = NULL;
+	int n;
+
+	if (h->flags & KETW_RECORD_SYSTEM)
+		idname = ketw_sys_event_name(h->event_id);
+	n = snprintf(buf, len,
+		     "cpu=%u ts=%llu.%09llu pid=%u tid=%u seq=%llu guid=%s type=%s level=%s ver=%u id=%s kw=0x%llx len=%zu",
+		     rec->cpu,
+		     (unsigned long long)(h->timestamp / 1000000000ull),
+		     (unsigned long long)(h->timestamp % 1000000000ull),
+		     h->process_id, h->thread_id,
+		     (unsigned long long)h->sequence,
+		     ketw_guid_format(h->provider_guid, guid),
+		     ketw_name_or_num(ketw_type_name(h->type), h->type,
+				      type, sizeof(type)),
+		     ketw_name_or_num(ketw_level_name(h->level), h->level,
+				      level, sizeof(level)),
+		     h->version,
+		     ketw_name_or_num(idname, h->event_id, id, sizeof(id)),
+		     (unsigned long long)h->keyword, rec->data_len);
+	if (n < 0 || !h->flags)
+		return n;
+	ketw_flags_format(h->flags, flags, sizeof(flags));
+	return n + snprintf(len > (size_t)n ? buf + n : NULL,
+			    len > (size_t)n ? len - n : 0, " flags=%s", flags);
+}
+
+int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
+			    size_t len)
+{
+	const struct ketw_event_header *h = rec->hdr;
+	struct ketw_sys_start start;
+	struct ketw_sys_stop stop;
+
+	if (!(h->flags & KETW_RECORD_SYSTEM))
+		return 0;
+	switch (h->event_id) {
+	case KETW_SYS_START:
+		if (rec->data_len < sizeof(start))
+			return 0;
+		memcpy(&start, rec->data, sizeof(start));
+		return snprintf(buf, len,
+				"filter: level=%u match_any=0x%llx match_all=0x%llx",
+				start.level,
+				(unsigned long long)start.match_any,
+				(unsigned long long)start.match_all);
+	case KETW_SYS_STOP:
+		if (rec->data_len < sizeof(stop))
+			return 0;
+		memcpy(&stop, rec->data, sizeof(stop));
+		return snprintf(buf, len, "%s",
+				stop.auto_stop ? "stopped by the full policy" :
+						 "explicit stop");
+	default:
+		return 0;
+	}
+}
+
+int ketw_hexdump(FILE *f, const char *indent, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	char line[96];
+	size_t off, i, n;
+
+	for (off = 0; off < len; off += 16) {
+		n = 0;
+		n += sprintf(line + n, "%04zx ", off);
+		for (i = 0; i < 16; i++) {
+			if (i == 8)
+				line[n++] = ' ';
+			if (off + i < len)
+				n += sprintf(line + n, " %02x", p[off + i]);
+			else
+				n += sprintf(line + n, "   ");
+		}
+		n += sprintf(line + n, "  |");
+		for (i = 0; i < 16 && off + i < len; i++) {
+			unsigned char c = p[off + i];
+
+			line[n++] = c >= 0x20 && c < 0x7f ? c : '.';
+		}
+		line[n++] = '|';
+		line[n] = '\0';
+		if (fprintf(f, "%s%s\n", indent ? indent : "", line) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* ---- parsing ------------------------------------------------------- */
+
+int ketw_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	const char *p = s;
+	char *end;
+	int base = 10;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;	/* also no sign, no blanks */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		p = s + 2;
+		base = 16;
+		if (!isxdigit((unsigned char)*p))
+			return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(p, &end, base);
+	if (end == p || *end)
+		return -EINVAL;
+	if (errno == ERANGE || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int ketw_parse_name(const char *s, const char *const *names,
+			   size_t n, unsigned int *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (names[i] && !strcasecmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int ketw_parse_level(const char *s, unsigned int *level)
+{
+	uint64_t v;
+	int err;
+
+	if (!strcasecmp(s, "all")) {
+		*level = KETW_LEVEL_ALL;
+		return 0;
+	}
+	if (!strcasecmp(s, "information")) {
+		*level = KETW_LEVEL_INFO;
+		return 0;
+	}
+	if (!ketw_parse_name(s, ketw_level_names, ARRAY_SIZE(ketw_level_names),
+			     level))
+		return 0;
+	err = ketw_parse_u64(s, KETW_LEVEL_VERBOSE, &v);
+	if (err)
+		return err;
+	*level = v;
+	return 0;
+}
+
+int ketw_parse_policy(const char *s, unsigned int *policy)
+{
+	if (!strcasecmp(s, "until_full")) {
+		*policy = KETW_POLICY_UNTIL_FULL;
+		return 0;
+	}
+	return ketw_parse_name(s, ketw_policy_names,
+			       ARRAY_SIZE(ketw_policy_names), policy);
+}
+
+int ketw_parse_clock(const char *s, unsigned int *clock)
+{
+	if (!strcasecmp(s, "monotonic")) {
+		*clock = KETW_CLOCK_MONO;
+		return 0;
+	}
+	if (!strcasecmp(s, "boottime")) {
+		*clock = KETW_CLOCK_BOOT;
+		return 0;
+	}
+	return ketw_parse_name(s, ketw_clock_names,
+			       ARRAY_SIZE(ketw_clock_names), clock);
+}
