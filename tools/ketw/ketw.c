@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw: control ketw tracing sessions and read their traces, in the
+ * manner of trace-cmd. This file holds main() and the command table.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ketw.h"
+
+const struct ketw_cmd ketw_cmds[] = {
+	{ "start",   cmd_start,   "create a session and start tracing" },
+	{ "stop",    cmd_stop,    "stop tracing (the session keeps its records)" },
+	{ "extract", cmd_extract, "save a session's records to a trace file" },
+	{ "report",  cmd_report,  "print a trace file" },
+	{ "show",    cmd_show,    "print a session's attributes and counters" },
+	{ "reset",   cmd_reset,   "remove a session and its buffers" },
+	{ "help",    cmd_help,    "print help on ketw or a command" },
+	{ NULL, NULL, NULL },
+};
+
+const struct ketw_cmd *ketw_cmd_find(const char *name)
+{
+	const struct ketw_cmd *c;
+
+	for (c = ketw_cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ketw_cmd *c;
+
+	if (argc < 2)
+		return ketw_usage_error(NULL, "no command given");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		ketw_usage_print(NULL);
+		return KETW_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("ketw (trace file format %u.%u)\n",
+		       KETW_FILE_VERSION_MAJOR, KETW_FILE_VERSION_MINOR);
+		return KETW_EXIT_OK;
+	}
+	c = ketw_cmd_find(argv[1]);
+	if (!c)
+		return ketw_usage_error(NULL, "unknown command '%s'", argv[1]);
+	return c->run(argc - 1, argv + 1);
+}

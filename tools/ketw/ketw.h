@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ketw: the command-line tool. One file per subcommand (cmd_*.c), one
+ * table of commands (ketw.c), one usage table (usage.c).
+ */
+#ifndef _KETW_CLI_H
+#define _KETW_CLI_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "libketw.h"
+
+/* Exit codes. */
+#define KETW_EXIT_OK		0
+#define KETW_EXIT_ERROR		1	/* runtime error */
+#define KETW_EXIT_USAGE		2	/* bad command line */
+
+#define KETW_DEFAULT_SESSION	"ketw"
+#define KETW_DEFAULT_FILE	"trace.ketw"
+/* Environment variable naming another device node (tests, containers). */
+#define KETW_DEVICE_ENV		"KETW_DEVICE"
+
+struct ketw_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);	/* argv[0] is the command */
+	const char *summary;
+};
+
+/* The command table (ketw.c). */
+extern const struct ketw_cmd ketw_cmds[];
+const struct ketw_cmd *ketw_cmd_find(const char *name);
+
+/* The usage table (usage.c): the full help text of a command, or NULL. */
+const char *ketw_usage_text(const char *cmd);
+void ketw_usage_print(const char *cmd);	/* on stdout */
+
+int cmd_start(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_extract(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* ---- common.c ---- */
+
+/* "ketw: <message>" on stderr; returns KETW_EXIT_ERROR. */
+__attribute__((format(printf, 1, 2)))
+int ketw_error(const char *fmt, ...);
+/* "ketw: <message>" and "Try 'ketw CMD --help'." on stderr; returns 2. */
+__attribute__((format(printf, 2, 3)))
+int ketw_usage_error(const char *cmd, const char *fmt, ...);
+
+/*
+ * The common option loop of subcommands: getopt_long() with --help.
+ * Returns the option, -1 at the end; for -h/--help prints the usage and
+ * sets *@exit_code to 0; for an unknown option or a missing argument it
+ * reports a usage error and sets *@exit_code to 2 (both return '?').
+ */
+int ketw_getopt(int argc, char **argv, const char *optstring,
+		int *exit_code);
+
+/* Check a -s argument; a usage error (returns 2) if it is not a name. */
+int ketw_check_session_name(const char *cmd, const char *name);
+
+/*
+ * Parse an option's number strictly: a usage error naming the option,
+ * the text and @what ("a number of KiB") if it is not one or not within
+ * [@min, @max].
+ */
+int ketw_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
+		 uint64_t min, uint64_t max, uint64_t *out);
+
+/* Open the device (KETW_DEVICE_ENV or /dev/ketw); a message if it fails.
+ * Returns the fd, or -1 after printing the error. */
+int ketw_open_device(int flags);
+
+/* Report a failed session operation: "ketw: session 'x' does not exist".
+ * @op is a verb ("start", "create", ...). Returns KETW_EXIT_ERROR. */
+int ketw_session_error(const char *op, const char *name, int err);
+
+/* @s, or @dflt if @s is NULL (for the *_name() helpers). */
+static inline const char *ketw_or(const char *s, const char *dflt)
+{
+	return s ? s : dflt;
+}
+
+/* "2025-01-02 03:04:05.123456789 UTC" */
+char *ketw_time_format(uint64_t ns, char *buf, size_t len);
+
+#endif /* _KETW_CLI_H */

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw: the usage table, one entry per command.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ketw.h"
+
+static const struct {
+	const char *cmd;
+	const char *text;
+} ketw_usage[] = {
+	{ NULL,
+"usage: ketw COMMAND [OPTIONS]\n"
+"\n"
+"Control ketw tracing sessions (through /dev/ketw) and read their traces.\n"
+"A session lives in the kernel from 'start' until 'reset'.\n"
+"\n"
+"commands:\n"
+"@COMMANDS@"
+"\n"
+"'ketw help COMMAND' or 'ketw COMMAND --help' describes a command.\n"
+"Exit status: 0 success, 1 runtime error, 2 usage error.\n"
+"Environment: KETW_DEVICE names the device node (default /dev/ketw).\n" },
+
+	{ "start",
+"usage: ketw start [-s NAME] [-b KB] [-l LEVEL] [-k MATCH_ANY] [-K MATCH_ALL]\n"
+"                  [-m MAX_DATA] [-P POLICY] [-C CLOCK]\n"
+"\n"
+"Create session NAME and start it. The session outlives this command: stop\n"
+"it with 'ketw stop', save it with 'ketw extract', remove it with 'ketw reset'.\n"
+"\n"
+"  -s NAME       session name (default \"ketw\"): 1-31 of A-Z a-z 0-9 _ . -\n"
+"  -b KB         per-CPU buffer in KiB (4..262144, rounded up to a power of\n"
+"                two; default 1024)\n"
+"  -l LEVEL      highest level taken: critical, error, warning, info,\n"
+"                verbose, all, or 0..5 (default all)\n"
+"  -k MATCH_ANY  take events having any of these keyword bits (0 = any)\n"
+"  -K MATCH_ALL  and all of these keyword bits (0 = no condition)\n"
+"  -m MAX_DATA   payload bytes kept per event; longer ones are cut and\n"
+"                flagged TRUNCATED (1..65464, default 4096)\n"
+"  -P POLICY     when a buffer is full: loop (overwrite the oldest, the\n"
+"                default), until-full (stop the session), flush (drop\n"
+"                and count, for a streaming reader)\n"
+"  -C CLOCK      timestamps: mono (default), boot, local\n"
+"\n"
+"Numbers are decimal or 0x-prefixed hexadecimal.\n" },
+
+	{ "stop",
+"usage: ketw stop [-s NAME]\n"
+"\n"
+"Stop tracing in session NAME (default \"ketw\"). Its records stay in its\n"
+"buffers for 'ketw extract'. Stopping a session that is not running only\n"
+"prints a note.\n" },
+
+	{ "extract",
+"usage: ketw extract [-s NAME] [-o FILE]\n"
+"\n"
+"Read every record now in the buffers of session NAME (default \"ketw\"),\n"
+"consuming them, and write them with the session's attributes and per-CPU\n"
+"counters to FILE (default trace.ketw). A running session keeps running;\n"
+"records logged while extracting may or may not be included.\n" },
+
+	{ "report",
+"usage: ketw report [-N] [-H] [FILE]\n"
+"\n"
+"Print trace file FILE (default trace.ketw): a summary (session, host,\n"
+"kernel, CPUs, per-CPU counts of records and of lost events), then every\n"
+"record, merged across CPUs by timestamp (ties: lower cpu, then lower seq).\n"
+"\n"
+"  -N            do not print payloads\n"
+"  -H            print only the summary\n"
+"\n"
+"A record is one line, then its payload in hex, 16 bytes a line:\n"
+"  cpu=1 ts=12.000345678 pid=123 tid=124 seq=5\n"
+"      guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2\n"
+"      id=1 kw=0x1 len=24 [flags=SYSTEM|TRUNCATED|USER]\n"
+"    0000  00 00 00 00 77 74 65 6b  01 00 00 00 00 00 00 00  |....wtek........|\n"
+"(the first line is a single line in the output)\n"
+"  ts    timestamp in seconds.nanoseconds of the session's clock\n"
+"  seq   per-CPU sequence number: a gap means events were lost\n"
+"  type  INFO START END DC_START DC_END EXTENSION REPLY DEQUEUE CHECKPOINT,\n"
+"        or the provider's number (10 and up)\n"
+"  level CRITICAL ERROR WARNING INFO VERBOSE, or the number\n"
+"  id    event id; for system events (flags SYSTEM, all-zero guid) its\n"
+"        name: START STOP FILTER OVERFLOW RESUME FLUSH_START FLUSH_STOP ERROR\n"
+"  kw    keyword mask;  len  payload bytes\n"
+"System events START and STOP get a decoded line before the hex dump.\n" },
+
+	{ "show",
+"usage: ketw show [-s NAME]\n"
+"\n"
+"Print the attributes, state and per-CPU counters of session NAME\n"
+"(default \"ketw\").\n" },
+
+	{ "reset",
+"usage: ketw reset [-s NAME]\n"
+"\n"
+"Remove session NAME (default \"ketw\"), stopping it if it runs. Its\n"
+"records are lost: extract them first.\n" },
+
+	{ "help",
+"usage: ketw help [COMMAND]\n"
+"\n"
+"Describe ketw, or COMMAND.\n" },
+};
+
+const char *ketw_usage_text(const char *cmd)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ketw_usage) / sizeof(ketw_usage[0]); i++) {
+		if (!cmd && !ketw_usage[i].cmd)
+			return ketw_usage[i].text;
+		if (cmd && ketw_usage[i].cmd && !strcmp(cmd, ketw_usage[i].cmd))
+			return ketw_usage[i].text;
+	}
+	return NULL;
+}
+
+void ketw_usage_print(const char *cmd)
+{
+	static const char mark[] = "@COMMANDS@";
+	const char *text = ketw_usage_text(cmd);
+	const char *at = strstr(text, mark);
+	const struct ketw_cmd *c;
+
+	if (!at) {
+		fputs(text, stdout);
+		return;
+	}
+	/* The general usage lists the command table where the mark is. */
+	fwrite(text, 1, at - text, stdout);
+	for (c = ketw_cmds; c->name; c++)
+		printf("  %-9s %s\n", c->name, c->summary);
+	fputs(at + strlen(mark), stdout);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 2)
+		return ketw_usage_error("help", "too many arguments");
+	if (argc == 2 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+		if (!ketw_usage_text(argv[1]))
+			return ketw_usage_error(NULL, "unknown command '%s'",
+						argv[1]);
+		ketw_usage_print(argv[1]);
+		return KETW_EXIT_OK;
+	}
+	ketw_usage_print(argc == 2 ? "help" : NULL);
+	return KETW_EXIT_OK;
+}
