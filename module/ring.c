@@ -846,8 +846,8 @@ bool ketw_ring_full(struct ketw_ring *ring, u32 max_span)
 		if (ring->cfg.policy == KETW_POLICY_LOOP) {
 			if (local_read(&m->overwritten))
 				return true;
-		} else if (room - (READ_ONCE(m->commit) -
-				   READ_ONCE(m->consumed)) < max_span) {
+		} else if ((u64)(READ_ONCE(m->commit) - READ_ONCE(m->consumed)) +
+			   max_span > room) {
 			return true;
 		}
 	}

@@ -146,34 +146,62 @@ static inline int drain(int fd, struct drained *d)
 	}
 }
 
+/* Append what a non-blocking read() has now; -errno on a real error. */
+static inline int drain_more(int fd, struct drained *d)
+{
+	const size_t chunk = 1 << 16;
+	ssize_t n;
+
+	for (;;) {
+		if (d->cap - d->len < chunk) {
+			d->cap += 4 * chunk;
+			d->buf = realloc(d->buf, d->cap);
+			if (!d->buf)
+				return -ENOMEM;
+		}
+		n = read(fd, d->buf + d->len, chunk);
+		if (n < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (n == 0)
+			return 0;
+		d->len += n;
+	}
+}
+
 /*
- * Walk records; returns the next header or NULL at the end. Sets *bad if
- * a record is malformed (size below the header or past the data).
+ * Walk records (padding records, as in snapshots and mmap, included:
+ * only their size and flags mean anything); returns the next header or
+ * NULL at the end. Sets *bad if a record is malformed (too small or past
+ * the data).
  */
 static inline const struct ketw_event_header *
 next_record(const struct drained *d, size_t *off, int *bad)
 {
 	const struct ketw_event_header *h;
+	size_t left = d->len - *off;
+	uint32_t span;
 
 	if (*off >= d->len)
 		return NULL;
-	if (d->len - *off < KETW_EVENT_HEADER_SIZE) {
-		*bad = 1;
-		return NULL;
-	}
 	h = (const void *)(d->buf + *off);
-	if (h->size < KETW_EVENT_HEADER_SIZE ||
-	    KETW_RECORD_SPAN(h->size) > d->len - *off) {
+	if (left < KETW_RECORD_ALIGN) {
 		*bad = 1;
 		return NULL;
 	}
-	*off += KETW_RECORD_SPAN(h->size);
+	span = KETW_RECORD_SPAN(h->size);
+	if (span > left || span < KETW_RECORD_ALIGN ||
+	    (!(h->flags & KETW_RECORD_PADDING) &&
+	     h->size < KETW_EVENT_HEADER_SIZE)) {
+		*bad = 1;
+		return NULL;
+	}
+	*off += span;
 	return h;
 }
 
 static inline int is_sample(const struct ketw_event_header *h)
 {
-	return !(h->flags & KETW_RECORD_SYSTEM) &&
+	return !(h->flags & (KETW_RECORD_SYSTEM | KETW_RECORD_PADDING)) &&
 	       !memcmp(h->provider_guid, sample_guid, KETW_GUID_SIZE);
 }
 
@@ -181,7 +209,8 @@ static inline int is_system(const struct ketw_event_header *h, uint32_t id)
 {
 	static const uint8_t zero[KETW_GUID_SIZE];
 
-	return (h->flags & KETW_RECORD_SYSTEM) && h->event_id == id &&
+	return (h->flags & KETW_RECORD_SYSTEM) &&
+	       !(h->flags & KETW_RECORD_PADDING) && h->event_id == id &&
 	       !memcmp(h->provider_guid, zero, KETW_GUID_SIZE);
 }
 
