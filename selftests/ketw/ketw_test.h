@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -232,6 +233,94 @@ static inline int cpu_stats(int fd, const char *name, unsigned int cpu,
 	st->cpu = cpu;
 	snprintf(st->name, sizeof(st->name), "%s", name);
 	return ioctl(fd, KETW_IOC_CPU_STATS, st) ? -errno : 0;
+}
+
+/* One CPU's buffer mapped: the meta page (rw) and the data area (ro). */
+struct mcpu {
+	struct ketw_meta_page *meta;
+	const unsigned char *data;
+	uint32_t size;
+};
+
+static inline int mcpu_map(int fd, unsigned int cpu, struct mcpu *m)
+{
+	void *p;
+
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 KETW_MMAP_CPU(cpu));
+	if (p == MAP_FAILED)
+		return -errno;
+	m->meta = p;
+	m->size = m->meta->data_size;
+	p = mmap(NULL, m->size, PROT_READ, MAP_SHARED, fd,
+		 m->meta->data_offset);
+	if (p == MAP_FAILED) {
+		munmap(m->meta, 4096);
+		return -errno;
+	}
+	m->data = p;
+	return 0;
+}
+
+static inline void mcpu_unmap(struct mcpu *m)
+{
+	munmap((void *)m->data, m->size);
+	munmap(m->meta, 4096);
+}
+
+static inline int pos_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+/*
+ * Consume what is committed, without a system call: @fn gets each whole
+ * record. LOOP records are copied first and given to @fn only if no writer
+ * released them meanwhile (*torn counts those dropped); other policies
+ * hand @fn the record in place. Returns the number of records given.
+ */
+static inline long mcpu_consume(struct mcpu *m,
+				void (*fn)(const struct ketw_event_header *, void *),
+				void *arg, uint64_t *torn)
+{
+	int loop = m->meta->policy == KETW_POLICY_LOOP;
+	uint32_t c = m->meta->consumed, mask = m->size - 1, o, span;
+	uint32_t p = __atomic_load_n(&m->meta->commit, __ATOMIC_ACQUIRE);
+	static unsigned char copy[1 << 16];
+	const struct ketw_event_header *h;
+	long n = 0;
+
+	while (c != p) {
+		if (loop) {
+			o = __atomic_load_n(&m->meta->oldest, __ATOMIC_ACQUIRE);
+			if (pos_before(c, o)) {
+				c = o;
+				continue;
+			}
+		}
+		h = (const void *)(m->data + (c & mask));
+		span = KETW_RECORD_SPAN(h->size);
+		if (span < KETW_RECORD_ALIGN || span > p - c)
+			span = KETW_RECORD_ALIGN;	/* torn: re-checked below */
+		if (loop) {
+			memcpy(copy, h, span);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			o = __atomic_load_n(&m->meta->oldest, __ATOMIC_RELAXED);
+			if (pos_before(c, o)) {
+				(*torn)++;
+				c = o;
+				continue;
+			}
+			h = (const void *)copy;
+		}
+		c += span;
+		if (h->flags & KETW_RECORD_PADDING)
+			continue;
+		fn(h, arg);
+		n++;
+	}
+	__atomic_store_n(&m->meta->consumed, c, __ATOMIC_RELEASE);
+	return n;
 }
 
 #endif /* _KETW_TEST_H */

@@ -104,6 +104,40 @@ TEST_F(mods, unload_only_when_unused)
 	close(fd);
 }
 
+/* A mapping of a session's buffer holds the module too. */
+TEST_F(mods, mapping_holds_module)
+{
+	struct ketw_session_attr a;
+	void *meta;
+	int fd;
+
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	meta = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, KETW_MMAP_CPU(0));
+	ASSERT_NE(MAP_FAILED, meta);
+	close(fd);
+	ASSERT_EQ(0, unload("ketw_sample"));
+
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	/* The mapping's file is still attached to the session. */
+	EXPECT_EQ(-1, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
+	EXPECT_EQ(-EAGAIN, unload("ketw"));
+
+	ASSERT_EQ(0, munmap(meta, 4096));
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
+	close(fd);
+	ASSERT_EQ(0, unload("ketw"));
+	ASSERT_EQ(0, load("ketw.ko"));
+	ASSERT_EQ(0, load("ketw_sample.ko"));
+}
+
 /* Loading twice is refused; a provider needs ketw. */
 TEST_F(mods, load_errors)
 {
