@@ -9,10 +9,15 @@
  *               sequence number, packed in one word that writers advance
  *               with cmpxchg.
  *   commit    - every record below it is complete; the reader stops there.
- *   consumed  - the reader's position (in the meta page). Outside LOOP it
- *               is the writers' tail: they never overwrite unread bytes.
- *   oldest    - LOOP only: the first record still intact. Writers move it
- *               forward over whole records before writing over them.
+ *   consumed  - UNTIL_FULL, FLUSH: the reader's position (in the meta
+ *               page) and the writers' tail: they never overwrite unread
+ *               bytes.
+ *   oldest    - LOOP: the first record neither read nor overwritten (in
+ *               the meta page). Writers move it forward over a record
+ *               before writing over it; readers move it over a record
+ *               they have copied. Both with cmpxchg: whoever moves it over
+ *               a record owns that record, so each is counted once, as
+ *               read or as overwritten.
  *
  * Writers on one CPU nest like a stack (task < softirq < hardirq < NMI): a
  * writer that interrupts another finishes before the interrupted one goes
@@ -93,7 +98,6 @@ static_assert(sizeof(local_t) == sizeof(__u64));
 struct rb_cpu {
 	local_t reserve;
 	local_t committing;	/* writers between reserve and commit */
-	local_t oldest;		/* LOOP: first intact record (low 32 bits) */
 	u32 commit;		/* private copy of meta->commit */
 	u32 mask;
 	u64 seq_hint;		/* a recent full sequence number */
@@ -157,6 +161,13 @@ static __always_inline unsigned long rb_word(u32 seq32, u32 pos)
 	return ((unsigned long)seq32 << RB_SEQ_SHIFT) | pos;
 }
 
+/* The reader's position: oldest in LOOP, consumed otherwise. */
+static __always_inline u32 rb_tail(struct ketw_ring *ring, struct rb_cpu *cb)
+{
+	return ring->cfg.policy == KETW_POLICY_LOOP ?
+	       READ_ONCE(cb->meta->oldest) : READ_ONCE(cb->meta->consumed);
+}
+
 /* Wake readers if some wait, for any record or for the watermark. */
 static __always_inline void rb_wakeup(struct ketw_ring *ring,
 				      struct rb_cpu *cb, u32 commit)
@@ -165,7 +176,7 @@ static __always_inline void rb_wakeup(struct ketw_ring *ring,
 
 	if (unlikely(w) &&
 	    ((w & KETW_WAIT_ANY) ||
-	     commit - READ_ONCE(cb->meta->consumed) >= ring->cfg.watermark))
+	     commit - rb_tail(ring, cb) >= ring->cfg.watermark))
 		irq_work_queue(&cb->wake_work);
 }
 
@@ -213,44 +224,39 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 {
 	u32 limit = end - (cb->mask + 1);
 	struct ketw_event_header *h;
-	u32 t, span, pub;
+	u32 t, span;
 	u16 flags;
 
 	for (;;) {
-		t = (u32)local_read(&cb->oldest);
+		/*
+		 * Acquire: a reader that moved oldest copied the record
+		 * before its cmpxchg; our writes over it come after this.
+		 */
+		t = smp_load_acquire(&cb->meta->oldest);
 		if (!rb_before(t, limit))
 			break;
 		h = cb->data + (t & cb->mask);
 		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 		flags = READ_ONCE(h->flags);
 		/*
-		 * A nested writer may move oldest and overwrite this header
-		 * between our reads; then the cmpxchg fails and we read the
-		 * header at the new oldest. A bad size could only come from
-		 * such a race, so it is never acted on.
+		 * A nested writer or a reader may move oldest, and a nested
+		 * writer overwrite this header, between our reads; then the
+		 * cmpxchg fails and we read the header at the new oldest. A
+		 * bad size could only come from such a race, so it is never
+		 * acted on.
 		 */
 		if (unlikely(span < KETW_RECORD_ALIGN))
 			span = KETW_RECORD_ALIGN;
-		if (local_cmpxchg(&cb->oldest, t, t + span) == t &&
+		/*
+		 * A full cmpxchg, not a local one: the reader on another CPU
+		 * races for the same record. Success orders our later writes
+		 * over the record after it (readers check oldest after they
+		 * copy).
+		 */
+		if (cmpxchg(&cb->meta->oldest, t, t + span) == t &&
 		    !(flags & KETW_RECORD_PADDING))
 			local_inc(&cb->meta->overwritten);
 	}
-	/*
-	 * Publish oldest to mmap readers, never backwards: a writer we
-	 * interrupted may hold an older value and store it after us.
-	 */
-	t = (u32)local_read(&cb->oldest);
-	do {
-		pub = READ_ONCE(cb->meta->oldest);
-		if (!rb_before(pub, t))
-			break;
-	} while (cmpxchg_local(&cb->meta->oldest, pub, t) != pub);
-	/*
-	 * Readers check oldest after copying a record: they must see oldest
-	 * move before they can see any byte we are about to write over the
-	 * released records. Pairs with smp_rmb() in the readers.
-	 */
-	smp_wmb();
 }
 
 static void rb_fill_system(void *rec, u32 size, u32 id, u32 cpu,
@@ -489,13 +495,6 @@ void ketw_ring_report_lost(struct ketw_ring *ring)
 		rb_end(ring, cb);
 }
 
-/* Has the record at @pos been released by a LOOP writer? */
-static bool rb_overwritten(struct rb_cpu *cb, u32 pos, u32 *oldest)
-{
-	*oldest = (u32)local_read(&cb->oldest);
-	return rb_before(pos, *oldest);
-}
-
 /**
  * ketw_ring_read_cpu() - copy whole committed records of one CPU to user
  * @ring: the ring.
@@ -503,8 +502,9 @@ static bool rb_overwritten(struct rb_cpu *cb, u32 pos, u32 *oldest)
  * @buf:  user buffer.
  * @len:  its size.
  *
- * Consumes what it copies. In LOOP, records a writer overwrote before or
- * while they were copied are skipped (the writer counted them).
+ * Consumes what it copies. In LOOP, a record is the reader's only if it
+ * moves oldest over it after copying it; if a writer moved oldest first,
+ * the writer counted the record overwritten and the copy is dropped.
  *
  * Return: bytes copied; -EMSGSIZE if the next record does not fit in @len
  * and nothing was copied; -EFAULT if @buf is bad and nothing was copied.
@@ -515,78 +515,73 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
 	struct ketw_event_header *h;
-	u32 c, p, span, oldest;
+	u32 c, p, span;
 	ssize_t ret = 0;
 	size_t copied = 0;
-	u16 size, flags;
+	u16 flags;
 
-	c = READ_ONCE(cb->meta->consumed);
 	/* Pairs with smp_wmb() before the commit store in rb_end(). */
 	p = smp_load_acquire(&cb->meta->commit);
+	c = rb_tail(ring, cb);
 	/* consumed is writable by an mmap reader: never trust it. */
-	if (p - c > cb->mask + 1)
-		c = loop ? (u32)local_read(&cb->oldest) : p;
+	if (!loop && p - c > cb->mask + 1)
+		c = p;
 	while (c != p) {
-		if (loop && rb_overwritten(cb, c, &oldest)) {
-			c = oldest;
-			continue;
-		}
 		h = cb->data + (c & cb->mask);
-		size = READ_ONCE(h->size);
+		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 		flags = READ_ONCE(h->flags);
-		span = KETW_RECORD_SPAN(size);
-		if (loop) {
-			/* Pairs with smp_wmb() in rb_loop_release(). */
-			smp_rmb();
-			if (rb_overwritten(cb, c, &oldest)) {
-				c = oldest;
-				continue;
-			}
-		}
-		if (flags & KETW_RECORD_PADDING) {
-			if (span < KETW_RECORD_ALIGN || span > p - c)
-				goto corrupt;
-			c += span;
-			continue;
-		}
-		if (span < KETW_EVENT_HEADER_SIZE || span > p - c)
+		if (span < KETW_RECORD_ALIGN || span > p - c ||
+		    (!(flags & KETW_RECORD_PADDING) &&
+		     span < KETW_EVENT_HEADER_SIZE)) {
+			if (loop)	/* overwritten under us: start again */
+				goto next_loop;
 			goto corrupt;
-		if (copied + span > len) {
-			if (!copied)
-				ret = -EMSGSIZE;
-			break;
 		}
-		if (copy_to_user(buf + copied, h, span)) {
-			if (!copied)
-				ret = -EFAULT;
-			break;
-		}
-		if (loop) {
-			/* Overwritten while we copied it: take nothing. */
-			smp_rmb();
-			if (rb_overwritten(cb, c, &oldest)) {
-				c = oldest;
-				continue;
+		if (!(flags & KETW_RECORD_PADDING)) {
+			if (copied + span > len) {
+				if (!copied)
+					ret = -EMSGSIZE;
+				break;
+			}
+			if (copy_to_user(buf + copied, h, span)) {
+				if (!copied)
+					ret = -EFAULT;
+				break;
 			}
 		}
-		copied += span;
+		if (loop) {
+			/* Claim it; fully ordered after the copy. */
+			if (cmpxchg(&cb->meta->oldest, c, c + span) != c)
+				goto next_loop;
+		}
 		c += span;
-		cb->meta->read++;
+		if (!(flags & KETW_RECORD_PADDING)) {
+			copied += span;
+			cb->meta->read++;
+		}
+		continue;
+next_loop:
+		/* A writer took the record: its copy, if any, is dropped. */
+		c = smp_load_acquire(&cb->meta->oldest);
+		if (rb_before(p, c))
+			p = smp_load_acquire(&cb->meta->commit);
 	}
-out:
-	/*
-	 * Release: our reads of the records are done before a writer may
-	 * reuse their space. Pairs with smp_load_acquire() in reserve.
-	 */
-	smp_store_release(&cb->meta->consumed, c);
+	if (!loop) {
+		/*
+		 * Release: our reads of the records are done before a writer
+		 * may reuse their space. Pairs with smp_load_acquire() in
+		 * reserve.
+		 */
+		smp_store_release(&cb->meta->consumed, c);
+	}
 	return copied ? copied : ret;
 
 corrupt:
 	/* Only a reader scribbling on consumed gets here: resynchronise. */
 	pr_err_ratelimited("ketw: cpu%d: no record at position %u, skipping to %u\n",
 			   cpu, c, p);
-	c = p;
-	goto out;
+	smp_store_release(&cb->meta->consumed, p);
+	return copied ? copied : ret;
 }
 
 /**
@@ -616,8 +611,7 @@ int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 	if (len < size)
 		return -EINVAL;
 	to = smp_load_acquire(&cb->meta->commit);
-	from = loop ? (u32)local_read(&cb->oldest) :
-		      READ_ONCE(cb->meta->consumed);
+	from = rb_tail(ring, cb);
 	if (to - from > size)
 		from = to - size;	/* bad consumed from an mmap reader */
 	smp_rmb(); /* read oldest before the records; see rb_loop_release() */
@@ -631,7 +625,7 @@ int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 	if (loop) {
 		/* Pairs with smp_wmb() in rb_loop_release(). */
 		smp_rmb();
-		o2 = (u32)local_read(&cb->oldest);
+		o2 = READ_ONCE(cb->meta->oldest);
 		if (rb_before(from, o2)) {
 			/* Released while we copied: shift the whole rest down. */
 			u32 skip = rb_before(to, o2) ? n : o2 - from;
@@ -668,7 +662,7 @@ bool ketw_ring_empty(struct ketw_ring *ring)
 	for_each_possible_cpu(cpu) {
 		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 
-		if (READ_ONCE(cb->meta->consumed) != READ_ONCE(cb->meta->commit))
+		if (rb_tail(ring, cb) != READ_ONCE(cb->meta->commit))
 			return false;
 	}
 	return true;
@@ -687,7 +681,7 @@ bool ketw_ring_above_watermark(struct ketw_ring *ring)
 	for_each_possible_cpu(cpu) {
 		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 
-		if (READ_ONCE(cb->meta->commit) - READ_ONCE(cb->meta->consumed) >=
+		if (READ_ONCE(cb->meta->commit) - rb_tail(ring, cb) >=
 		    ring->cfg.watermark)
 			return true;
 	}
@@ -717,18 +711,12 @@ void ketw_ring_commits(struct ketw_ring *ring, u32 *commits)
  */
 bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits)
 {
-	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
-		u32 c = READ_ONCE(cb->meta->consumed);
-
-		if (rb_before(c, commits[cpu]) &&
-		    !(loop && !rb_before((u32)local_read(&cb->oldest),
-					 commits[cpu])))
+	for_each_possible_cpu(cpu)
+		if (rb_before(rb_tail(ring, per_cpu_ptr(ring->cpus, cpu)),
+			      commits[cpu]))
 			return false;
-	}
 	return true;
 }
 
@@ -821,7 +809,7 @@ void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
 	st->sequence = rb_widen_seq(READ_ONCE(cb->seq_hint),
 				    r >> RB_SEQ_SHIFT);
 	st->produced = READ_ONCE(m->commit);
-	st->consumed = READ_ONCE(m->consumed);
+	st->consumed = rb_tail(ring, cb);
 }
 
 /**
@@ -846,7 +834,7 @@ bool ketw_ring_full(struct ketw_ring *ring, u32 max_span)
 		if (ring->cfg.policy == KETW_POLICY_LOOP) {
 			if (local_read(&m->overwritten))
 				return true;
-		} else if ((u64)(READ_ONCE(m->commit) - READ_ONCE(m->consumed)) +
+		} else if ((u64)(READ_ONCE(m->commit) - rb_tail(ring, cb)) +
 			   max_span > room) {
 			return true;
 		}

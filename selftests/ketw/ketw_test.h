@@ -275,51 +275,57 @@ static inline int pos_before(uint32_t a, uint32_t b)
 
 /*
  * Consume what is committed, without a system call: @fn gets each whole
- * record. LOOP records are copied first and given to @fn only if no writer
- * released them meanwhile (*torn counts those dropped); other policies
- * hand @fn the record in place. Returns the number of records given.
+ * record. UNTIL_FULL and FLUSH records are handed over in place and given
+ * back by moving consumed. A LOOP record is copied first and is ours only
+ * if we then move oldest over it with compare-and-swap; if a writer moved
+ * it first, the writer counted the record overwritten and *dropped counts
+ * our void copy. Returns the number of records given to @fn.
  */
 static inline long mcpu_consume(struct mcpu *m,
 				void (*fn)(const struct ketw_event_header *, void *),
-				void *arg, uint64_t *torn)
+				void *arg, uint64_t *dropped)
 {
 	int loop = m->meta->policy == KETW_POLICY_LOOP;
-	uint32_t c = m->meta->consumed, mask = m->size - 1, o, span;
-	uint32_t p = __atomic_load_n(&m->meta->commit, __ATOMIC_ACQUIRE);
+	uint32_t *tail = loop ? &m->meta->oldest : &m->meta->consumed;
+	uint32_t c, p, mask = m->size - 1, span;
 	static unsigned char copy[1 << 16];
 	const struct ketw_event_header *h;
 	long n = 0;
 
+	p = __atomic_load_n(&m->meta->commit, __ATOMIC_ACQUIRE);
+	c = __atomic_load_n(tail, __ATOMIC_ACQUIRE);
 	while (c != p) {
-		if (loop) {
-			o = __atomic_load_n(&m->meta->oldest, __ATOMIC_ACQUIRE);
-			if (pos_before(c, o)) {
-				c = o;
-				continue;
-			}
-		}
 		h = (const void *)(m->data + (c & mask));
 		span = KETW_RECORD_SPAN(h->size);
-		if (span < KETW_RECORD_ALIGN || span > p - c)
-			span = KETW_RECORD_ALIGN;	/* torn: re-checked below */
+		if (span < KETW_RECORD_ALIGN || span > p - c) {
+			if (!loop)
+				return -1;	/* cannot happen outside LOOP */
+			goto lost;		/* being overwritten */
+		}
 		if (loop) {
+			uint32_t expect = c;
+
 			memcpy(copy, h, span);
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			o = __atomic_load_n(&m->meta->oldest, __ATOMIC_RELAXED);
-			if (pos_before(c, o)) {
-				(*torn)++;
-				c = o;
-				continue;
-			}
+			if (!__atomic_compare_exchange_n(tail, &expect, c + span,
+							 0, __ATOMIC_SEQ_CST,
+							 __ATOMIC_SEQ_CST))
+				goto lost;
 			h = (const void *)copy;
 		}
 		c += span;
-		if (h->flags & KETW_RECORD_PADDING)
-			continue;
-		fn(h, arg);
-		n++;
+		if (!(h->flags & KETW_RECORD_PADDING)) {
+			fn(h, arg);
+			n++;
+		}
+		continue;
+lost:
+		(*dropped)++;
+		c = __atomic_load_n(tail, __ATOMIC_ACQUIRE);
+		if (pos_before(p, c))
+			p = __atomic_load_n(&m->meta->commit, __ATOMIC_ACQUIRE);
 	}
-	__atomic_store_n(&m->meta->consumed, c, __ATOMIC_RELEASE);
+	if (!loop)
+		__atomic_store_n(tail, c, __ATOMIC_RELEASE);
 	return n;
 }
 

@@ -349,9 +349,12 @@ struct ketw_snapshot {
  * @data_size:   bytes in the data area, a power of two.
  * @watermark:   bytes pending at which readers are woken.
  * @commit:      kernel: records below this position are complete.
- * @oldest:      kernel, LOOP: the first record not yet released for
- *               overwriting. A LOOP reader checks it before and after it
- *               uses a record; a record below it may be torn.
+ * @oldest:      LOOP: the first record neither read nor overwritten.
+ *               Writers and the reader move it over one record at a time
+ *               with compare-and-swap: a reader copies the record at
+ *               @oldest, then swaps @oldest to the next record; if the
+ *               swap fails a writer took the record (and counted it in
+ *               @overwritten) and the copy is void.
  * @reserved0:   0.
  * @written:     kernel: records stored.
  * @lost_full:   kernel: events lost for lack of room.
@@ -360,9 +363,9 @@ struct ketw_snapshot {
  * @overwritten: kernel: records LOOP overwrote.
  * @truncated:   kernel: records stored with a cut payload.
  * @reserved1:   0.
- * @consumed:    reader (on its own cache line): it has used the records
- *               below this position. Outside LOOP, writers never
- *               overwrite unconsumed bytes.
+ * @consumed:    UNTIL_FULL, FLUSH: the reader (on its own cache line) has
+ *               used the records below this position; writers never
+ *               overwrite unconsumed bytes. Unused in LOOP.
  * @reserved2:   0.
  * @read:        kernel: records consumed through read().
  *
