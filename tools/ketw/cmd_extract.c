@@ -214,7 +214,7 @@ int cmd_extract(int argc, char **argv)
 	       name, (unsigned long long)x.records,
 	       (unsigned long long)bytes, attr.nr_cpus, path);
 	if (lost)
-		printf("session %s: %llu events were lost or overwritten (see 'ketw report %s')\n",
+		printf("session %s: %llu events lost or overwritten in the kernel (see 'ketw report %s')\n",
 		       name, (unsigned long long)lost, path);
 	if (x.bad_cpu)
 		ketw_error("warning: %llu records named a cpu the session does not have; they were left out",

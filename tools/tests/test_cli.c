@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests: the ketw command line, run as a program (--ketw PATH).
+ * Nothing here needs /dev/ketw; KETW_DEVICE points elsewhere.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#define ARGS(...) ((const char *const []){ __VA_ARGS__, NULL })
+#define ENV(...) ARGS(__VA_ARGS__)
+
+#define NO_DEV	ENV("KETW_DEVICE=/nonexistent/ketw")
+
+/* Run, check the exit code, and that stderr contains @msg (if any). */
+static bool run_expect(const char *const *env, const char *const *argv, int code,
+		       const char *msg)
+{
+	char *out = NULL, *err = NULL;
+	bool ok;
+	int rc;
+
+	rc = test_run_ketw(env, argv, &out, &err);
+	ok = CHECK_EQ(rc, code);
+	if (msg)
+		ok = CHECK_CONTAINS(err, msg) && ok;
+	if (!ok)
+		printf("    ketw %s ...: stdout \"%s\" stderr \"%s\"\n",
+		       argv[0] ? argv[0] : "", out ? out : "", err ? err : "");
+	free(out);
+	free(err);
+	return ok;
+}
+
+
+
+TEST(cli_usage_errors)
+{
+	run_expect(NULL, ARGS(NULL), 2, "no command given");
+	run_expect(NULL, ARGS("frob"), 2, "unknown command 'frob'");
+	run_expect(NO_DEV, ARGS("start", "-b", "12x"), 2,
+		   "ketw: -b: '12x' is not a number of KiB");
+	run_expect(NO_DEV, ARGS("start", "-b", "-4"), 2, "is not a number");
+	run_expect(NO_DEV, ARGS("start", "-b", "2"), 2, "out of range");
+	run_expect(NO_DEV, ARGS("start", "-b", "99999999999999999999999"), 2,
+		   "out of range");
+	run_expect(NO_DEV, ARGS("start", "-b", ""), 2, "is not a number");
+	run_expect(NO_DEV, ARGS("start", "-m", "0"), 2, "-m: 0 is out of range");
+	run_expect(NO_DEV, ARGS("start", "-k", "0x1g"), 2,
+		   "-k: '0x1g' is not a keyword mask");
+	run_expect(NO_DEV, ARGS("start", "-K", "18446744073709551616"), 2,
+		   "out of range");
+	run_expect(NO_DEV, ARGS("start", "-l", "loud"), 2,
+		   "-l: 'loud' is not a level");
+	run_expect(NO_DEV, ARGS("start", "-P", "sometimes"), 2,
+		   "-P: 'sometimes' is not a policy");
+	run_expect(NO_DEV, ARGS("start", "-C", "tai"), 2,
+		   "-C: 'tai' is not a clock");
+	run_expect(NO_DEV, ARGS("start", "-s", "bad name"), 2,
+		   "is not a session name");
+	run_expect(NO_DEV, ARGS("start", "-s",
+				"a23456789012345678901234567890123"), 2,
+		   "is not a session name");
+	run_expect(NO_DEV, ARGS("start", "-s"), 2,
+		   "option -s needs an argument");
+	run_expect(NO_DEV, ARGS("start", "-z"), 2, "unknown option -z");
+	run_expect(NO_DEV, ARGS("start", "--frob"), 2, "unknown option --frob");
+	run_expect(NO_DEV, ARGS("start", "extra"), 2,
+		   "unexpected argument 'extra'");
+	run_expect(NO_DEV, ARGS("stop", "-s", "x", "y"), 2,
+		   "unexpected argument 'y'");
+	run_expect(NO_DEV, ARGS("reset", "-b", "4"), 2, "unknown option -b");
+	run_expect(NO_DEV, ARGS("extract", "-o"), 2, "needs an argument");
+	run_expect(NO_DEV, ARGS("extract", "-o", ""), 2, "empty file name");
+	run_expect(NULL, ARGS("report", "a", "b"), 2, "unexpected argument 'b'");
+	run_expect(NULL, ARGS("help", "frob"), 2, "unknown command 'frob'");
+	/* Usage errors say where to look. */
+	run_expect(NO_DEV, ARGS("start", "-b", "x"), 2,
+		   "Try 'ketw start --help'.");
+}
+
+TEST(cli_help)
+{
+	const char *const cmds[] = {
+		"start", "stop", "extract", "report", "show", "reset", "help",
+	};
+	char *out = NULL, *err = NULL;
+	unsigned int i;
+
+	CHECK_EQ(test_run_ketw(NULL, ARGS("help"), &out, &err), 0);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		CHECK_CONTAINS(out, cmds[i]);
+	CHECK_CONTAINS(out, "usage: ketw COMMAND");
+	free(out);
+	free(err);
+	CHECK_EQ(test_run_ketw(NULL, ARGS("--help"), &out, &err), 0);
+	CHECK_CONTAINS(out, "usage: ketw COMMAND");
+	free(out);
+	free(err);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "usage: ketw %s", cmds[i]);
+		CHECK_EQ(test_run_ketw(NO_DEV, ARGS(cmds[i], "--help"), &out,
+				       &err), 0);
+		CHECK_CONTAINS(out, want);
+		free(out);
+		free(err);
+		CHECK_EQ(test_run_ketw(NO_DEV, ARGS("help", cmds[i]), &out,
+				       &err), 0);
+		CHECK_CONTAINS(out, want);
+		free(out);
+		free(err);
+	}
+	CHECK_EQ(test_run_ketw(NO_DEV, ARGS("start", "-h"), &out, &err), 0);
+	CHECK_CONTAINS(out, "-b KB");
+	CHECK_CONTAINS(out, "until-full");
+	free(out);
+	free(err);
+}
+
+TEST(cli_no_device)
+{
+	/* The real default path, when this machine has no ketw module. */
+	if (access("/dev/ketw", F_OK))
+		run_expect(NULL, ARGS("start"), 1,
+			   "ketw: cannot open /dev/ketw: No such file or directory (is the ketw module loaded?)");
+	run_expect(NO_DEV, ARGS("start", "-s", "demo", "-b", "64"), 1,
+		   "cannot open /nonexistent/ketw: No such file or directory (is the ketw module loaded?)");
+	run_expect(NO_DEV, ARGS("stop", "-s", "demo"), 1,
+		   "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("reset"), 1, "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("show"), 1, "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("extract", "-o", test_path("x.ketw")), 1,
+		   "is the ketw module loaded?");
+	CHECK(access(test_path("x.ketw"), F_OK) != 0);
+	/* Something that is not a ketw device. */
+	run_expect(ENV("KETW_DEVICE=/dev/null"), ARGS("start"), 1,
+		   "cannot create session 'ketw': Inappropriate ioctl for device (is /dev/null a ketw device?)");
+}
+
+TEST(cli_report)
+{
+	struct ketw_output_info info;
+	struct ketw_output *out;
+	struct ketw_sys_start st = { .level = 4 };
+	uint64_t recs[64];
+	struct ketw_cpu_stats stats[2] = {
+		{ .cpu = 0, .written = 2, .overwritten = 3 },
+		{ .cpu = 1, .written = 1, .lost_full = 7 },
+	};
+	const char *path = test_path("report.ketw");
+	char *o = NULL, *e = NULL;
+	size_t n = 0;
+
+	test_info(&info, 2);
+	ASSERT_EQ(ketw_output_create(path, &info, &out), 0);
+	n += test_record((char *)recs + n, 0, 0, 11000000000ull,
+			 KETW_RECORD_SYSTEM, KETW_SYS_START, &st, sizeof(st));
+	n += test_record((char *)recs + n, 0, 5, 12000345678ull, 0, 1,
+			 "ABCDEFGHIJKLMNOPQRSTUVWX", 24);
+	ASSERT_EQ(ketw_output_add_records(out, 0, recs, n), 0);
+	n = test_record(recs, 1, 0, 11500000000ull, KETW_RECORD_TRUNCATED, 3,
+			NULL, 2);
+	ASSERT_EQ(ketw_output_add_records(out, 1, recs, n), 0);
+	ASSERT_EQ(ketw_output_add_stats(out, stats, NULL, 2), 0);
+	ASSERT_EQ(ketw_output_close(out), 0);
+
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", path), &o, &e), 0);
+	CHECK_CONTAINS(o, "session:  unit (suspended when extracted)");
+	CHECK_CONTAINS(o, "host:     testhost, kernel 6.1.0-test, x86_64");
+	CHECK_CONTAINS(o, "cpus:     2");
+	CHECK_CONTAINS(o, "policy until-full");
+	CHECK_CONTAINS(o, "clock:    boot");
+	/* cpu 0: 2 records, 2 written, 3 overwritten, 4 missing by seq. */
+	CHECK_CONTAINS(o, "    0          2          2          0            3          0            0          0          4\n");
+	CHECK_CONTAINS(o, "    1          1          1          7            0");
+	CHECK_CONTAINS(o, "  cpu=0 ts=11.000000000 pid=1000 tid=1000 seq=0 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=START kw=0x1 len=24 flags=SYSTEM\n"
+			  "    START: filter: level=4 match_any=0x0 match_all=0x0\n");
+	CHECK_CONTAINS(o, "  cpu=0 ts=12.000345678 pid=1000 tid=1000 seq=5 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=24\n"
+			  "    0000  41 42 43 44 45 46 47 48  49 4a 4b 4c 4d 4e 4f 50  |ABCDEFGHIJKLMNOP|\n"
+			  "    0010  51 52 53 54 55 56 57 58");
+	/* Merged by timestamp: cpu 1's record sits between cpu 0's. */
+	{
+		const char *a = strstr(o, "ts=11.000000000");
+		const char *b = strstr(o, "ts=11.500000000");
+		const char *c = strstr(o, "ts=12.000345678");
+
+		CHECK(a && b && c && a < b && b < c);
+		CHECK_CONTAINS(b, "len=2 flags=TRUNCATED");
+	}
+	free(o);
+	free(e);
+
+	/* -N: no payloads; -H: the summary only. */
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "-N", path), &o, &e), 0);
+	CHECK_CONTAINS(o, "ts=12.000345678");
+	CHECK(!strstr(o, "|ABCDEFGHIJKLMNOP|"));
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "-H", path), &o, &e), 0);
+	CHECK_CONTAINS(o, "session:");
+	CHECK(!strstr(o, "ts="));
+	free(o);
+	free(e);
+}
+
+TEST(cli_report_bad_files)
+{
+	const char *path = test_path("bad.ketw");
+
+	run_expect(NULL, ARGS("report", test_path("missing.ketw")), 1,
+		   "cannot open");
+	ASSERT_EQ(test_spit(path, "hello, world, this is not a trace", 33), 0);
+	run_expect(NULL, ARGS("report", path), 1, "not a ketw trace file");
+	ASSERT_EQ(test_spit(path, "WTEK", 4), 0);
+	run_expect(NULL, ARGS("report", path), 1, "truncated");
+}
+
+/* ---- end to end, against the LD_PRELOAD stand-in for /dev/ketw ---- */
+
+static const char *fake_env[5];
+
+/* Set up the environment for the fake device; false if unusable. */
+static bool fake_setup(const char *state)
+{
+	static char preload[4200], fdev[300], dev[300], st[300];
+	char *o = NULL, *e = NULL;
+	bool ok;
+
+	if (!test_fake_path)
+		return false;
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", test_fake_path);
+	snprintf(fdev, sizeof(fdev), "KETW_FAKE_DEV=%s", test_path("fakedev"));
+	snprintf(dev, sizeof(dev), "KETW_DEVICE=%s", test_path("fakedev"));
+	snprintf(st, sizeof(st), "KETW_FAKE_STATE=%s", test_path(state));
+	fake_env[0] = preload;
+	fake_env[1] = fdev;
+	fake_env[2] = dev;
+	fake_env[3] = st;
+	fake_env[4] = NULL;
+	/* A static ketw ignores LD_PRELOAD: then it cannot find the device. */
+	test_run_ketw(fake_env, ARGS("show", "-s", "probe"), &o, &e);
+	ok = e && strstr(e, "session 'probe' does not exist");
+	free(o);
+	free(e);
+	return ok;
+}
+
+TEST(cli_session_flow)
+{
+	const char *f1 = test_path("flow1.ketw"), *f2 = test_path("flow2.ketw");
+	char *o = NULL, *e = NULL;
+	const char *p;
+	unsigned int n;
+
+	if (!fake_setup("flow.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("start", "-s", "t1", "-b", "64",
+					       "-P", "until-full", "-l", "info",
+					       "-k", "0x3"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session t1: running (policy until-full, 64 KiB x 2 cpus, clock mono, max data 4096, level INFO, match_any 0x3, match_all 0x0)");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("start", "-s", "t1"), 1,
+		   "session 't1' already exists (remove it with 'ketw reset -s t1'");
+
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "t1"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session:  t1 (running)");
+	CHECK_CONTAINS(o, "filter:   level INFO, match_any 0x3, match_all 0x0");
+	free(o);
+	free(e);
+
+	/* While running: START and the 10 events; the session goes on. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("extract", "-s", "t1", "-o", f1),
+				&o, &e), 0);
+	CHECK_CONTAINS(o, "session t1: 11 records");
+	CHECK_CONTAINS(o, "from 2 cpus written to");
+	CHECK_CONTAINS(o, "session t1: 1 events lost or overwritten");	/* the fake's lost_full */
+	free(o);
+	free(e);
+
+	run_expect(fake_env, ARGS("stop", "-s", "t1"), 0, NULL);
+	run_expect(fake_env, ARGS("stop", "-s", "t1"), 0,
+		   "session 't1' is not running");
+	/* What is left: STOP. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("extract", "-s", "t1", "-o", f2),
+				&o, &e), 0);
+	CHECK_CONTAINS(o, "session t1: 1 records (72 bytes)");
+	free(o);
+	free(e);
+
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", f1), &o, &e), 0);
+	CHECK_CONTAINS(o, "session:  t1 (running when extracted)");
+	CHECK_CONTAINS(o, "policy until-full");
+	CHECK_CONTAINS(o, "cpus:     2");
+	CHECK_CONTAINS(o, "    0          6          6          0");
+	CHECK_CONTAINS(o, "    1          5          5          1");
+	CHECK_CONTAINS(o, "  all         11         11          1");
+	CHECK_CONTAINS(o, "id=START kw=0x0 len=24 flags=SYSTEM\n"
+			  "    START: filter: level=4 match_any=0x3 match_all=0x0\n");
+	CHECK_CONTAINS(o, "  cpu=1 ts=1.000002000 pid=4242 tid=4242 seq=0 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=17\n"
+			  "    0000  01 00 00 00 77 74 65 6b  04 00 00 00 00 00 00 00  |....wtek........|\n"
+			  "    0010  01 ");
+	/* Records in timestamp order. */
+	for (n = 0, p = o; (p = strstr(p, "  cpu=")); p++, n++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "ts=1.%09u ", n * 1000);
+		if (!CHECK(!strncmp(strstr(p, "ts="), want, strlen(want))))
+			break;
+	}
+	CHECK_EQ(n, 11);
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", f2), &o, &e), 0);
+	CHECK_CONTAINS(o, "id=STOP kw=0x0 len=8 flags=SYSTEM\n"
+			  "    STOP: explicit stop\n");
+	CHECK_CONTAINS(o, "(suspended when extracted)");
+	free(o);
+	free(e);
+
+	run_expect(fake_env, ARGS("reset", "-s", "t1"), 0, NULL);
+	run_expect(fake_env, ARGS("reset", "-s", "t1"), 1,
+		   "ketw: session 't1' does not exist");
+	run_expect(fake_env, ARGS("stop", "-s", "nope"), 1,
+		   "ketw: session 'nope' does not exist");
+	run_expect(fake_env, ARGS("extract", "-s", "nope", "-o", f2), 1,
+		   "ketw: session 'nope' does not exist");
+	run_expect(fake_env, ARGS("show", "-s", "nope"), 1,
+		   "ketw: session 'nope' does not exist");
+	/* A file that cannot be created: nothing is left behind. */
+	run_expect(fake_env, ARGS("start", "-s", "t2"), 0, NULL);
+	run_expect(fake_env, ARGS("extract", "-s", "t2", "-o",
+				  "/nonexistent-dir/t.ketw"), 1,
+		   "cannot create /nonexistent-dir/t.ketw: No such file or directory");
+	run_expect(fake_env, ARGS("reset", "-s", "t2"), 0, NULL);
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers for the unit tests: records, files, running the CLI.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+
+const uint8_t test_guid[KETW_GUID_SIZE] = {
+	0x6b, 0x65, 0x74, 0x77, 0x73, 0x61, 0x6d, 0x70,
+	0x6c, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+};
+
+size_t test_record(void *buf, unsigned int cpu, uint64_t seq, uint64_t ts,
+		   uint16_t flags, uint32_t id, const void *payload,
+		   size_t len)
+{
+	struct ketw_event_header h = {
+		.size = KETW_EVENT_HEADER_SIZE + len,
+		.type = 10,
+		.level = KETW_LEVEL_INFO,
+		.version = 2,
+		.flags = flags,
+		.event_id = id,
+		.cpu = cpu,
+		.thread_id = 1000 + cpu,
+		.process_id = 1000,
+		.sequence = seq,
+		.timestamp = ts,
+		.keyword = 0x1,
+	};
+	unsigned char *p = buf;
+	size_t i, span = KETW_RECORD_SPAN(h.size);
+
+	memcpy(h.provider_guid, test_guid, KETW_GUID_SIZE);
+	memcpy(p, &h, sizeof(h));
+	for (i = 0; i < len; i++)
+		p[sizeof(h) + i] = payload ? ((const unsigned char *)payload)[i] :
+					     (unsigned char)i;
+	memset(p + sizeof(h) + len, 0, span - sizeof(h) - len);
+	return span;
+}
+
+void test_info(struct ketw_output_info *info, unsigned int nr_cpus)
+{
+	memset(info, 0, sizeof(*info));
+	strcpy(info->session.name, "unit");
+	info->session.buffer_kb = 64;
+	info->session.policy = KETW_POLICY_UNTIL_FULL;
+	info->session.max_data_size = 256;
+	info->session.clock = KETW_CLOCK_BOOT;
+	info->session.level = KETW_LEVEL_VERBOSE;
+	info->session.state = KETW_STATE_SUSPENDED;
+	info->session.match_any = 0xf0;
+	info->session.match_all = 0x10;
+	info->session.creation_time = 1700000000123456789ull;
+	info->session.clock_resolution = 1;
+	info->session.nr_cpus = nr_cpus;
+	info->nr_cpus = nr_cpus;
+	info->clock = KETW_CLOCK_BOOT;
+	info->creation_time = 1700000001000000000ull;
+	strcpy(info->hostname, "testhost");
+	strcpy(info->release, "6.1.0-test");
+	strcpy(info->machine, "x86_64");
+}
+
+void *test_slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	void *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !(buf = malloc(st.st_size + 1))) {
+		close(fd);
+		return NULL;
+	}
+	if (read(fd, buf, st.st_size) != st.st_size) {
+		free(buf);
+		close(fd);
+		return NULL;
+	}
+	((char *)buf)[st.st_size] = '\0';
+	*len = st.st_size;
+	close(fd);
+	return buf;
+}
+
+int test_spit(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int test_run_ketw(const char *const *env, const char *const *argv,
+		  char **out, char **err)
+{
+	const char *argv_full[32];
+	const char *opath = test_path("cli.out"), *epath = test_path("cli.err");
+	size_t i, n;
+	int status, fd;
+	pid_t pid;
+
+	argv_full[0] = test_ketw_path;
+	for (i = 0; argv[i] && i < 30; i++)
+		argv_full[i + 1] = argv[i];
+	argv_full[i + 1] = NULL;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		fd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		close(fd);
+		fd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		close(fd);
+		for (i = 0; env && env[i]; i++)
+			if (putenv((char *)env[i]))
+				_exit(126);
+		execv(test_ketw_path, (char *const *)argv_full);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	*out = test_slurp(opath, &n);
+	*err = test_slurp(epath, &n);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
