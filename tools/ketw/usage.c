@@ -86,7 +86,8 @@ static const struct {
 "  id    event id; for system events (flags SYSTEM, all-zero guid) its\n"
 "        name: START STOP FILTER OVERFLOW RESUME FLUSH_START FLUSH_STOP ERROR\n"
 "  kw    keyword mask;  len  payload bytes\n"
-"System events START and STOP get a decoded line before the hex dump.\n" },
+"System events START, STOP, OVERFLOW, RESUME and ERROR get a decoded line\n"
+"before the hex dump.\n" },
 
 	{ "show",
 "usage: ketw show [-s NAME]\n"

@@ -147,6 +147,9 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 	size_t len = h->size - hdr_size;
 	struct ketw_sys_start start;
 	struct ketw_sys_stop stop;
+	struct ketw_sys_overflow ovf;
+	struct ketw_sys_resume res;
+	struct ketw_sys_error error;
 
 	switch (h->event_id) {
 	case KETW_SYS_START:
@@ -166,6 +169,28 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 		stop.auto_stop = bswap_32(stop.auto_stop);
 		stop.reserved = bswap_32(stop.reserved);
 		memcpy(data, &stop, sizeof(stop));
+		break;
+	case KETW_SYS_OVERFLOW:
+		if (len < sizeof(ovf))
+			return;
+		memcpy(&ovf, data, sizeof(ovf));
+		ovf.first_lost_timestamp = bswap_64(ovf.first_lost_timestamp);
+		memcpy(data, &ovf, sizeof(ovf));
+		break;
+	case KETW_SYS_RESUME:
+		if (len < sizeof(res))
+			return;
+		memcpy(&res, data, sizeof(res));
+		res.lost = bswap_64(res.lost);
+		memcpy(data, &res, sizeof(res));
+		break;
+	case KETW_SYS_ERROR:
+		if (len < sizeof(error))
+			return;
+		memcpy(&error, data, sizeof(error));
+		error.error = (int32_t)bswap_32((uint32_t)error.error);
+		error.reserved = bswap_32(error.reserved);
+		memcpy(data, &error, sizeof(error));
 		break;
 	}
 }

@@ -223,7 +223,11 @@ char *ketw_flags_format(unsigned int flags, char *buf, size_t len);
  * Returns the length snprintf() would have produced.
  */
 int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len);
-/* A system event's payload decoded ("level=4 match_any=0x0 ..."), or 0. */
+/*
+ * A system event's payload decoded (START's filter, STOP's cause,
+ * OVERFLOW's first lost timestamp, RESUME's count, ERROR's errno);
+ * returns 0 for other records and payloads too short to decode.
+ */
 int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 			    size_t len);
 

@@ -195,6 +195,9 @@ int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 	const struct ketw_event_header *h = rec->hdr;
 	struct ketw_sys_start start;
 	struct ketw_sys_stop stop;
+	struct ketw_sys_overflow ovf;
+	struct ketw_sys_resume res;
+	struct ketw_sys_error error;
 
 	if (!(h->flags & KETW_RECORD_SYSTEM))
 		return 0;
@@ -215,6 +218,28 @@ int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 		return snprintf(buf, len, "%s",
 				stop.auto_stop ? "stopped by the full policy" :
 						 "explicit stop");
+	case KETW_SYS_OVERFLOW:
+		if (rec->data_len < sizeof(ovf))
+			return 0;
+		memcpy(&ovf, rec->data, sizeof(ovf));
+		return snprintf(buf, len, "first lost event at ts=%llu.%09llu",
+				(unsigned long long)(ovf.first_lost_timestamp /
+						     1000000000ull),
+				(unsigned long long)(ovf.first_lost_timestamp %
+						     1000000000ull));
+	case KETW_SYS_RESUME:
+		if (rec->data_len < sizeof(res))
+			return 0;
+		memcpy(&res, rec->data, sizeof(res));
+		return snprintf(buf, len, "%llu events lost on this cpu",
+				(unsigned long long)res.lost);
+	case KETW_SYS_ERROR:
+		if (rec->data_len < sizeof(error))
+			return 0;
+		memcpy(&error, rec->data, sizeof(error));
+		return snprintf(buf, len, "error %d (%s)", error.error,
+				error.error < 0 ? strerror(-error.error) :
+						  "not an errno");
 	default:
 		return 0;
 	}

@@ -20,6 +20,8 @@ static size_t sample_cpu0(unsigned char *p)
 		.level = 5, .match_any = 0xf0, .match_all = 0x10,
 	};
 	struct ketw_sys_stop sp = { .auto_stop = 1 };
+	struct ketw_sys_overflow ovf = { .first_lost_timestamp = 2500 };
+	struct ketw_sys_resume res = { .lost = 3 };
 	struct ketw_event_header *pad;
 	size_t off = 0;
 
@@ -32,20 +34,27 @@ static size_t sample_cpu0(unsigned char *p)
 	pad->size = 24;
 	pad->flags = KETW_RECORD_PADDING;
 	off += 24;
-	/* seq 2..4 lost */
-	off += test_record(p + off, 0, 5, 3000, KETW_RECORD_TRUNCATED, 1,
+	/* seq 2..4 lost: OVERFLOW and RESUME before the next record */
+	off += test_record(p + off, 0, 5, 3000, KETW_RECORD_SYSTEM,
+			   KETW_SYS_OVERFLOW, &ovf, sizeof(ovf));
+	off += test_record(p + off, 0, 6, 3000, KETW_RECORD_SYSTEM,
+			   KETW_SYS_RESUME, &res, sizeof(res));
+	off += test_record(p + off, 0, 7, 3000, KETW_RECORD_TRUNCATED, 1,
 			   NULL, 3);
-	off += test_record(p + off, 0, 6, 9000, KETW_RECORD_SYSTEM,
+	off += test_record(p + off, 0, 8, 9000, KETW_RECORD_SYSTEM,
 			   KETW_SYS_STOP, &sp, sizeof(sp));
 	return off;
 }
 
 static size_t sample_cpu1(unsigned char *p)
 {
+	struct ketw_sys_error error = { .error = -ETIMEDOUT };
 	size_t off = 0;
 
 	off += test_record(p + off, 1, 0, 1500, 0, 2, "hello", 5);
 	off += test_record(p + off, 1, 1, 2000, 0, 2, NULL, 100);
+	off += test_record(p + off, 1, 2, 2500, KETW_RECORD_SYSTEM,
+			   KETW_SYS_ERROR, &error, sizeof(error));
 	return off;
 }
 
@@ -115,8 +124,10 @@ TEST(file_round_trip)
 	struct ketw_input *in;
 	struct ketw_record r;
 	char err[256] = "";
-	uint64_t want_ts[] = { 1000, 1500, 2000, 2000, 3000, 9000 };
-	unsigned int want_cpu[] = { 0, 1, 0, 1, 0, 0 };
+	uint64_t want_ts[] = { 1000, 1500, 2000, 2000, 2500, 3000, 3000, 3000,
+			       9000 };
+	unsigned int want_cpu[] = { 0, 1, 0, 1, 1, 0, 0, 0, 0 };
+	char text[128];
 	unsigned int i = 0;
 
 	ASSERT_EQ(write_sample(path), 0);
@@ -145,8 +156,8 @@ TEST(file_round_trip)
 	CHECK(!ketw_input_swapped(in));
 	CHECK_EQ(ketw_input_nr_cpus(in), 3);
 
-	CHECK_EQ(ketw_input_cpu_records(in, 0), 4);
-	CHECK_EQ(ketw_input_cpu_records(in, 1), 2);
+	CHECK_EQ(ketw_input_cpu_records(in, 0), 6);
+	CHECK_EQ(ketw_input_cpu_records(in, 1), 3);
 	CHECK_EQ(ketw_input_cpu_records(in, 2), 0);
 	CHECK_EQ(ketw_input_cpu_records(in, 3), 0);
 	CHECK_EQ(ketw_input_cpu_gaps(in, 0), 3);
@@ -171,7 +182,7 @@ TEST(file_round_trip)
 	CHECK_EQ(ketw_input_skipped_sections(in), 0);
 
 	while (ketw_input_next(in, &r) > 0) {
-		if (!CHECK(i < 6))
+		if (!CHECK(i < 9))
 			break;
 		CHECK_EQ(r.hdr->timestamp, want_ts[i]);
 		CHECK_EQ(r.cpu, want_cpu[i]);
@@ -180,13 +191,19 @@ TEST(file_round_trip)
 		CHECK(!memcmp(r.hdr->provider_guid, test_guid, 16));
 		if (i == 1)
 			CHECK(r.data_len == 5 && !memcmp(r.data, "hello", 5));
-		if (i == 4) {
+		if (i == 7) {
 			CHECK_EQ(r.hdr->flags, KETW_RECORD_TRUNCATED);
 			CHECK(r.data_len == 3 && r.data[2] == 2);
 		}
+		if (i == 5) {
+			CHECK_EQ(r.hdr->event_id, KETW_SYS_OVERFLOW);
+			CHECK_EQ(r.hdr->sequence, 5);
+			CHECK(ketw_sys_payload_format(&r, text, sizeof(text)) > 0);
+			CHECK_STR(text, "first lost event at ts=0.000002500");
+		}
 		i++;
 	}
-	CHECK_EQ(i, 6);
+	CHECK_EQ(i, 9);
 	/* Again from the start. */
 	ketw_input_rewind(in);
 	ASSERT_EQ(ketw_input_next(in, &r), 1);
@@ -341,6 +358,19 @@ static const struct fld sys_stop_f[] = {
 	FLD(struct ketw_sys_stop, reserved),
 };
 
+static const struct fld sys_overflow_f[] = {
+	FLD(struct ketw_sys_overflow, first_lost_timestamp),
+};
+
+static const struct fld sys_resume_f[] = {
+	FLD(struct ketw_sys_resume, lost),
+};
+
+static const struct fld sys_error_f[] = {
+	FLD(struct ketw_sys_error, error),
+	FLD(struct ketw_sys_error, reserved),
+};
+
 #define SWAP(base, f) swap_fields(base, f, sizeof(f) / sizeof(f[0]))
 
 static void swap_fields(void *base, const struct fld *f, size_t n)
@@ -386,12 +416,18 @@ static void swap_file(unsigned char *buf, size_t len)
 					SWAP(r, pad_f);
 				} else {
 					SWAP(r, rec_f);
-					if ((flags & KETW_RECORD_SYSTEM) &&
-					    id == KETW_SYS_START)
+					if (!(flags & KETW_RECORD_SYSTEM))
+						id = 0;
+					if (id == KETW_SYS_START)
 						SWAP(r + 1, sys_start_f);
-					if ((flags & KETW_RECORD_SYSTEM) &&
-					    id == KETW_SYS_STOP)
+					if (id == KETW_SYS_STOP)
 						SWAP(r + 1, sys_stop_f);
+					if (id == KETW_SYS_OVERFLOW)
+						SWAP(r + 1, sys_overflow_f);
+					if (id == KETW_SYS_RESUME)
+						SWAP(r + 1, sys_resume_f);
+					if (id == KETW_SYS_ERROR)
+						SWAP(r + 1, sys_error_f);
 				}
 				roff += span;
 			}
@@ -458,7 +494,7 @@ TEST(file_byte_swapped)
 		n++;
 	}
 	CHECK_EQ(ketw_input_next(b, &rb), 0);
-	CHECK_EQ(n, 6);
+	CHECK_EQ(n, 9);
 	ketw_input_close(a);
 	ketw_input_close(b);
 
@@ -466,7 +502,8 @@ TEST(file_byte_swapped)
 				  sizeof(err)), 0);
 	CHECK(ketw_input_swapped(b));
 	CHECK_EQ(ketw_input_header(b)->nr_cpus, 3);
-	CHECK_EQ(ketw_input_cpu_records(b, 0), 4);
+	CHECK_EQ(ketw_input_cpu_records(b, 0), 6);
+	CHECK_EQ(ketw_input_cpu_gaps(b, 0), 3);
 	ASSERT_EQ(ketw_input_next(b, &rb), 1);
 	{
 		struct ketw_sys_start st;
@@ -476,6 +513,32 @@ TEST(file_byte_swapped)
 		memcpy(&st, rb.data, sizeof(st));
 		CHECK_EQ(st.level, 5);
 		CHECK_EQ(st.match_any, 0xf0);
+	}
+	/* The other system payloads, decoded after the swap. */
+	{
+		char text[128];
+		unsigned int seen = 0;
+
+		while (ketw_input_next(b, &rb) > 0) {
+			if (!(rb.hdr->flags & KETW_RECORD_SYSTEM))
+				continue;
+			ketw_sys_payload_format(&rb, text, sizeof(text));
+			switch (rb.hdr->event_id) {
+			case KETW_SYS_OVERFLOW:
+				seen += CHECK_STR(text, "first lost event at ts=0.000002500");
+				break;
+			case KETW_SYS_RESUME:
+				seen += CHECK_STR(text, "3 events lost on this cpu");
+				break;
+			case KETW_SYS_ERROR:
+				seen += CHECK_CONTAINS(text, "error -110 (");
+				break;
+			case KETW_SYS_STOP:
+				seen += CHECK_STR(text, "stopped by the full policy");
+				break;
+			}
+		}
+		CHECK_EQ(seen, 4);
 	}
 	ketw_input_close(b);
 }
@@ -690,7 +753,7 @@ TEST(file_unknown_sections)
 
 	ASSERT_EQ(ketw_input_open(path, &in, err, sizeof(err)), 0);
 	CHECK_EQ(ketw_input_skipped_sections(in), 1);
-	CHECK_EQ(ketw_input_cpu_records(in, 1), 2);
+	CHECK_EQ(ketw_input_cpu_records(in, 1), 3);
 	CHECK(ketw_input_cpu_stats(in, 0) == NULL);
 	CHECK_EQ(ketw_input_next(in, &r), 1);
 	ketw_input_close(in);
@@ -731,7 +794,7 @@ TEST(file_longer_header_and_stats_entries)
 		printf("    %s\n", err);
 	else {
 		CHECK_EQ(ketw_input_header(in)->version_minor, 3);
-		CHECK_EQ(ketw_input_cpu_records(in, 0), 4);
+		CHECK_EQ(ketw_input_cpu_records(in, 0), 6);
 		ketw_input_close(in);
 	}
 	free(big);
