@@ -76,8 +76,10 @@ static int extract_stats(int fd, const char *name, unsigned int nr_cpus,
 	return 0;
 }
 
-/* Bytes waiting in the buffers now: a bound for the drain, so that a
- * busy running session cannot keep us reading forever. */
+/*
+ * Bytes waiting in the buffers now: a bound for the drain, so that a
+ * busy running session cannot keep us reading forever.
+ */
 static uint64_t extract_bound(const struct ketw_session_attr *attr,
 			      const struct ketw_cpu_stats *st,
 			      const bool *valid)
@@ -199,10 +201,13 @@ int cmd_extract(int argc, char **argv)
 	}
 	/* The final counters and state (a full policy may have stopped it). */
 	ret = extract_stats(fd, name, attr.nr_cpus, st, valid);
-	if (!ret && (err = ketw_session_get_attr(fd, name, &attr)))
-		ret = ketw_session_error("read the attributes of", name, err);
 	if (ret)
 		goto out_free;
+	err = ketw_session_get_attr(fd, name, &attr);
+	if (err) {
+		ret = ketw_session_error("read the attributes of", name, err);
+		goto out_free;
+	}
 
 	ret = extract_write(path, &attr, &x, st, valid);
 	if (ret)

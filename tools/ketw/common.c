@@ -162,10 +162,11 @@ char *ketw_time_format(uint64_t ns, char *buf, size_t len)
 {
 	time_t t = ns / 1000000000ull;
 	struct tm tm;
-	size_t n;
+	size_t n = 0;
 
-	if (!gmtime_r(&t, &tm) ||
-	    !(n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))) {
+	if (gmtime_r(&t, &tm))
+		n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	if (!n) {
 		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
 		return buf;
 	}

@@ -72,12 +72,16 @@ int ketw_check_session_name(const char *cmd, const char *name);
 int ketw_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
 		 uint64_t min, uint64_t max, uint64_t *out);
 
-/* Open the device (KETW_DEVICE_ENV or /dev/ketw); a message if it fails.
- * Returns the fd, or -1 after printing the error. */
+/*
+ * Open the device (KETW_DEVICE_ENV or /dev/ketw); a message if it fails.
+ * Returns the fd, or -1 after printing the error.
+ */
 int ketw_open_device(int flags);
 
-/* Report a failed session operation: "ketw: session 'x' does not exist".
- * @op is a verb ("start", "create", ...). Returns KETW_EXIT_ERROR. */
+/*
+ * Report a failed session operation: "ketw: session 'x' does not exist".
+ * @op is a verb ("start", "create", ...). Returns KETW_EXIT_ERROR.
+ */
 int ketw_session_error(const char *op, const char *name, int err);
 
 /* @s, or @dflt if @s is NULL (for the *_name() helpers). */

@@ -147,8 +147,10 @@ int ketw_output_section_end(struct ketw_output *out);
 /* A KETW_SECTION_CPU_RECORDS section holding @len bytes of records. */
 int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
 			    const void *records, size_t len);
-/* A KETW_SECTION_CPU_STATS section; entries with @valid[i] false are
- * written without KETW_FILE_STATS_VALID. @valid may be NULL (all valid). */
+/*
+ * A KETW_SECTION_CPU_STATS section; entries with @valid[i] false are
+ * written without KETW_FILE_STATS_VALID. @valid may be NULL (all valid).
+ */
 int ketw_output_add_stats(struct ketw_output *out,
 			  const struct ketw_cpu_stats *st, const bool *valid,
 			  unsigned int nr);
@@ -182,8 +184,10 @@ void ketw_input_close(struct ketw_input *in);
 const struct ketw_file_header *ketw_input_header(const struct ketw_input *in);
 bool ketw_input_swapped(const struct ketw_input *in);
 unsigned int ketw_input_nr_cpus(const struct ketw_input *in);
-/* Records of @cpu in the file, and the events missing between them
- * according to their sequence numbers. */
+/*
+ * Records of @cpu in the file, and the events missing between them
+ * according to their sequence numbers.
+ */
 uint64_t ketw_input_cpu_records(const struct ketw_input *in, unsigned int cpu);
 uint64_t ketw_input_cpu_gaps(const struct ketw_input *in, unsigned int cpu);
 /* The statistics of @cpu, or NULL if the file has none for it. */

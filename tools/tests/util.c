@@ -78,7 +78,12 @@ void *test_slurp(const char *path, size_t *len)
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !(buf = malloc(st.st_size + 1))) {
+	if (fstat(fd, &st)) {
+		close(fd);
+		return NULL;
+	}
+	buf = malloc(st.st_size + 1);
+	if (!buf) {
 		close(fd);
 		return NULL;
 	}
