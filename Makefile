@@ -24,7 +24,8 @@ endif
 VMLINUZ ?= $(firstword $(wildcard $(KDIR)/arch/x86/boot/bzImage) /boot/vmlinuz-$(KVER))
 
 INITRD  := $(BUILD)/initramfs.cpio.gz
-KOS     := $(TOP)/module/ketw.ko $(TOP)/module/samples/ketw_sample.ko
+KOS     := $(TOP)/module/ketw.ko $(TOP)/module/samples/ketw_sample.ko \
+	   $(TOP)/module/samples/ketw_stress.ko
 TOOL    := $(TOP)/tools/ketw/ketw
 SELFTESTS_OUT := $(BUILD)/selftests/ketw
 
@@ -41,7 +42,8 @@ export VMLINUZ VM_TIMEOUT TEST_TIMEOUT VM_ACCEL VM_CPU VM_SMP VM_MEM \
 DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(TOP)/scripts/deps.sh)
 
 .PHONY: all module tools selftests unit initramfs check vm-check demo \
-	vm-demo shell checkpatch sparse deps clean help kver
+	vm-demo shell checkpatch sparse deps clean help kver bench vm-bench \
+	bench-tools
 
 all: module tools selftests
 
@@ -57,6 +59,9 @@ help:
 	@echo '  demo          deps + build + run scripts/guest/demo.sh in a QEMU guest'
 	@echo '  vm-demo       only the QEMU part of demo'
 	@echo '  shell         boot the guest with the modules loaded into a shell'
+	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
+	@echo '                a table of figures (not a test), saved to build/bench.txt'
+	@echo '  vm-bench      only the QEMU part of bench'
 	@echo '  checkpatch    checkpatch.pl --strict over module/ and uapi/'
 	@echo '  sparse        build the module with sparse (C=2)'
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
@@ -66,6 +71,7 @@ help:
 	@echo '       VM_ACCEL=tcg VM_CPU VM_SMP VM_MEM VM_APPEND VM_DEBUG VM_QUIET=1'
 	@echo '       EXTRA_BINS="/usr/bin/trace-cmd" KETW_MODULES KETW_TOOL'
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
+	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only)'
 
 kver:
 	@echo "KVER=$(KVER) KDIR=$(KDIR) VMLINUZ=$(VMLINUZ)"
@@ -114,6 +120,32 @@ demo:
 vm-demo shell: initramfs
 	INITRD=$(INITRD) $(TOP)/scripts/run-vm.sh $(patsubst vm-%,%,$@)
 
+# bench: figures, not a test. Its own initramfs (no selftests, plus
+# ketw_bench.ko and ketw-drain-bench in /ketw/bench/), its own build/vm-bench/
+# logs, and a guest kernel
+# without slab debugging, which would dominate the figures. Without
+# tsc=reliable the TCG guest finds its TSCs unsynchronised and falls back
+# to the HPET, and every ktime_get_*() read becomes an emulated MMIO access.
+BENCH_INITRD   := $(BUILD)/initramfs-bench.cpio.gz
+BENCH_FILES    := $(TOP)/module/bench/ketw_bench.ko \
+		  $(TOP)/tools/bench/ketw-drain-bench
+BENCH_APPEND   ?= tsc=reliable
+BENCH_VM_DEBUG ?=
+
+bench:
+	$(DEPS)
+	$(MAKE) module tools bench-tools
+	$(MAKE) vm-bench
+
+bench-tools:
+	$(MAKE) -C tools/bench
+
+vm-bench:
+	KETW_TESTS_DIR= KETW_BENCH_FILES="$(BENCH_FILES)" \
+		$(TOP)/scripts/mkinitramfs.sh $(BENCH_INITRD)
+	INITRD=$(BENCH_INITRD) VM_DIR=$(BUILD)/vm-bench VM_DEBUG="$(BENCH_VM_DEBUG)" \
+		VM_APPEND="$(BENCH_APPEND) $(VM_APPEND)" $(TOP)/scripts/run-vm.sh bench
+
 CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi \
 	\( -name '*.c' -o -name '*.h' \) ! -name '*.mod.c' 2>/dev/null | sort)
 
@@ -127,4 +159,5 @@ checkpatch:
 clean:
 	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(TOP) clean
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
+	-[ ! -f tools/bench/Makefile ] || $(MAKE) -C tools/bench clean
 	rm -rf $(BUILD)

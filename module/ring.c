@@ -118,8 +118,13 @@ struct ketw_ring {
 	struct rb_cpu __percpu *cpus;
 	wait_queue_head_t wait;
 	unsigned int waiters;	/* KETW_WAIT_* of sleeping readers */
-	bool full_hit;		/* UNTIL_FULL lost an event: call on_full */
+	atomic_t full;		/* RB_FULL_*: on_full is called once */
 };
+
+/* ring->full: UNTIL_FULL calls on_full once per start. */
+#define RB_FULL_ARMED	0
+#define RB_FULL_HIT	1	/* irq_work queued to call on_full */
+#define RB_FULL_CALLED	2
 
 static __always_inline bool rb_before(u32 a, u32 b)
 {
@@ -374,10 +379,16 @@ static __always_inline bool rb_reserve(struct ketw_ring *ring,
 				return false;
 			}
 			rb_lose(ring, cb, lost, old);
-			if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL) {
-				WRITE_ONCE(ring->full_hit, true);
+			/*
+			 * One notification per start: a writer that loses
+			 * events in a loop must not raise an interrupt for
+			 * each of them until the session stops.
+			 */
+			if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL &&
+			    atomic_read(&ring->full) == RB_FULL_ARMED &&
+			    atomic_cmpxchg(&ring->full, RB_FULL_ARMED,
+					   RB_FULL_HIT) == RB_FULL_ARMED)
 				irq_work_queue(&cb->wake_work);
-			}
 			rb_end(ring, cb);
 			return false;
 		}
@@ -530,7 +541,9 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 		h = cb->data + (c & cb->mask);
 		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 		flags = READ_ONCE(h->flags);
+		/* Records never wrap: a span that would is a torn header. */
 		if (span < KETW_RECORD_ALIGN || span > p - c ||
+		    (c & cb->mask) + span > cb->mask + 1 ||
 		    (!(flags & KETW_RECORD_PADDING) &&
 		     span < KETW_EVENT_HEADER_SIZE)) {
 			if (loop)	/* overwritten under us: start again */
@@ -774,10 +787,9 @@ static void rb_wake_fn(struct irq_work *work)
 	struct rb_cpu *cb = container_of(work, struct rb_cpu, wake_work);
 	struct ketw_ring *ring = cb->ring;
 
-	if (READ_ONCE(ring->full_hit) && ring->cfg.on_full) {
-		WRITE_ONCE(ring->full_hit, false);
+	if (atomic_cmpxchg(&ring->full, RB_FULL_HIT, RB_FULL_CALLED) ==
+	    RB_FULL_HIT && ring->cfg.on_full)
 		ring->cfg.on_full(ring->cfg.arg);
-	}
 	/*
 	 * The sleepers re-arm waiters when they wait again; clearing it
 	 * here keeps writers from queueing irq_work per event meanwhile.
@@ -971,6 +983,16 @@ struct ketw_ring *ketw_ring_alloc(const struct ketw_ring_config *cfg)
 		}
 	}
 	return ring;
+}
+
+/**
+ * ketw_ring_rearm() - let the ring notify a full buffer again
+ * @ring: the ring, with no writer in it (a session about to start).
+ */
+void ketw_ring_rearm(struct ketw_ring *ring)
+{
+	ketw_ring_quiesce(ring);
+	atomic_set(&ring->full, RB_FULL_ARMED);
 }
 
 /**

@@ -65,6 +65,7 @@ enum ketw_ring_loss {
 /* setup */
 struct ketw_ring *ketw_ring_alloc(const struct ketw_ring_config *cfg);
 void ketw_ring_quiesce(struct ketw_ring *ring);
+void ketw_ring_rearm(struct ketw_ring *ring);
 void ketw_ring_free(struct ketw_ring *ring);
 
 /* write: preemption must be disabled from reserve to commit */

@@ -285,6 +285,7 @@ int ketw_session_start(struct ketw_session *s)
 		err = -EBUSY;
 	} else {
 		s->auto_stopped = false;
+		ketw_ring_rearm(s->ring);
 		st.level = s->attr.level;
 		st.match_any = s->attr.match_any;
 		st.match_all = s->attr.match_all;

@@ -14,17 +14,21 @@
 #   /ketw/tests/            every file of $KETW_TESTS_DIR and the *.sh of
 #                           $SELFTESTS_SRCDIR
 #   /ketw/demo.sh           scripts/guest/demo.sh
+#   /ketw/bench.sh          scripts/guest/bench.sh
+#   /ketw/bench/            each of $KETW_BENCH_FILES (make bench: the
+#                           ketw_bench.ko module and ketw-drain-bench)
 #   <path>                  each of $EXTRA_BINS (e.g. /usr/bin/trace-cmd),
 #                           with its shared libraries
 set -euo pipefail
 
 out=${1:?usage: $0 OUTPUT.cpio.gz}
 top=$(cd "$(dirname "$0")/.." && pwd)
-: "${KETW_MODULES=$top/module/ketw.ko $top/module/samples/ketw_sample.ko}"
+: "${KETW_MODULES=$top/module/ketw.ko $top/module/samples/ketw_sample.ko $top/module/samples/ketw_stress.ko}"
 : "${KETW_TOOL=$top/tools/ketw/ketw}"
 : "${KETW_TESTS_DIR=$top/build/selftests/ketw}"
 : "${SELFTESTS_SRCDIR=$top/selftests/ketw}"
 : "${EXTRA_BINS=}"
+: "${KETW_BENCH_FILES=}"
 : "${BUSYBOX:=/bin/busybox}"
 
 stage=$out.d
@@ -36,6 +40,7 @@ add_bin "$BUSYBOX" /bin/busybox
 ln -s busybox "$stage/bin/sh"
 install -m 0755 "$top/scripts/guest/init" "$stage/init"
 install -m 0755 "$top/scripts/guest/demo.sh" "$stage/ketw/demo.sh"
+install -m 0755 "$top/scripts/guest/bench.sh" "$stage/ketw/bench.sh"
 
 : >"$stage/ketw/modules"
 for ko in $KETW_MODULES; do
@@ -54,6 +59,11 @@ if [ -d "$KETW_TESTS_DIR" ]; then
 fi
 find "$SELFTESTS_SRCDIR" -maxdepth 1 -type f -name '*.sh' \
 	-exec install -m 0755 -t "$stage/ketw/tests" {} + 2>/dev/null || true
+
+for f in $KETW_BENCH_FILES; do
+	[ -f "$f" ] || { echo "mkinitramfs: missing bench file $f (run make bench)" >&2; exit 1; }
+	install -D -m 0755 -t "$stage/ketw/bench" "$f"
+done
 
 for b in $EXTRA_BINS; do
 	add_bin "$(command -v "$b")"

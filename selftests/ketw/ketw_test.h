@@ -297,7 +297,9 @@ static inline long mcpu_consume(struct mcpu *m,
 	while (c != p) {
 		h = (const void *)(m->data + (c & mask));
 		span = KETW_RECORD_SPAN(h->size);
-		if (span < KETW_RECORD_ALIGN || span > p - c) {
+		/* Records never wrap: a span that would is a torn header. */
+		if (span < KETW_RECORD_ALIGN || span > p - c ||
+		    (c & mask) + span > m->size) {
 			if (!loop)
 				return -1;	/* cannot happen outside LOOP */
 			goto lost;		/* being overwritten */

@@ -45,26 +45,60 @@ static int loaded(const char *name)
 	return stat(path, &st) == 0;
 }
 
+/* The provider modules the harness loads besides ketw. */
+static const char *const providers[] = { "ketw_sample", "ketw_stress" };
+#define NR_PROVIDERS (sizeof(providers) / sizeof(providers[0]))
+
+static int load_all(void)
+{
+	char file[64];
+	unsigned int i;
+	int err;
+
+	if (!loaded("ketw")) {
+		err = load("ketw.ko");
+		if (err)
+			return err;
+	}
+	for (i = 0; i < NR_PROVIDERS; i++) {
+		if (loaded(providers[i]))
+			continue;
+		snprintf(file, sizeof(file), "%s.ko", providers[i]);
+		err = load(file);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Unload every provider but ketw_sample. */
+static int unload_others(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 1; i < NR_PROVIDERS; i++) {
+		err = unload(providers[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 FIXTURE(mods) {
 	int unused;
 };
 
 FIXTURE_SETUP(mods)
 {
-	if (!loaded("ketw"))
-		ASSERT_EQ(0, load("ketw.ko"));
-	if (!loaded("ketw_sample"))
-		ASSERT_EQ(0, load("ketw_sample.ko"));
+	ASSERT_EQ(0, load_all());
 	ketw_cleanup(SESSION);
 }
 
 FIXTURE_TEARDOWN(mods)
 {
 	ketw_cleanup(SESSION);
-	if (!loaded("ketw"))
-		load("ketw.ko");
-	if (!loaded("ketw_sample"))
-		load("ketw_sample.ko");
+	load_all();
 }
 
 /* ketw stays while a provider, a session or an open file holds it. */
@@ -73,7 +107,9 @@ TEST_F(mods, unload_only_when_unused)
 	struct ketw_session_attr a;
 	int fd;
 
-	/* The sample provider uses ketw's symbols. */
+	/* Provider modules use ketw's symbols. */
+	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	ASSERT_EQ(0, unload_others());
 	EXPECT_EQ(-EAGAIN, unload("ketw"));
 	ASSERT_EQ(0, unload("ketw_sample"));
 
@@ -97,8 +133,7 @@ TEST_F(mods, unload_only_when_unused)
 	EXPECT_FALSE(loaded("ketw"));
 	EXPECT_EQ(-1, open(KETW_DEVICE, O_RDWR));
 
-	ASSERT_EQ(0, load("ketw.ko"));
-	ASSERT_EQ(0, load("ketw_sample.ko"));
+	ASSERT_EQ(0, load_all());
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
 	close(fd);
@@ -118,6 +153,7 @@ TEST_F(mods, mapping_holds_module)
 	meta = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, KETW_MMAP_CPU(0));
 	ASSERT_NE(MAP_FAILED, meta);
 	close(fd);
+	ASSERT_EQ(0, unload_others());
 	ASSERT_EQ(0, unload("ketw_sample"));
 
 	fd = ketw_open();
@@ -134,8 +170,7 @@ TEST_F(mods, mapping_holds_module)
 	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
 	close(fd);
 	ASSERT_EQ(0, unload("ketw"));
-	ASSERT_EQ(0, load("ketw.ko"));
-	ASSERT_EQ(0, load("ketw_sample.ko"));
+	ASSERT_EQ(0, load_all());
 }
 
 /* Loading twice is refused; a provider needs ketw. */

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw_bench - the kernel half of "make bench": figures, not a test.
+ *
+ * Write a command to /sys/module/ketw_bench/parameters/run; the write
+ * returns when the measurement is done, and
+ * /sys/module/ketw_bench/parameters/result then holds one line of
+ * key=value pairs. Times are in picoseconds so that integers keep the
+ * precision; rates are in events per second.
+ *
+ *   disabled           no session may be running: a loop of ketw_write()
+ *                      (its static branch off) against the same loop
+ *                      calling an empty function with the same arguments,
+ *                      and against the loop with the call compiled out.
+ *   write SIZE         ketw_write() of SIZE payload bytes into the running
+ *                      session(s), on CPU "cpu".
+ *   ftrace SIZE        ring_buffer_lock_reserve(), a memcpy() of SIZE
+ *                      bytes and ring_buffer_unlock_commit() on a private
+ *                      overwriting ftrace ring buffer of buf_kb KiB per CPU.
+ *   scale SIZE         events/s of ketw_write() with one writer (on "cpu")
+ *                      and with one writer on every online CPU at once.
+ *   ftrace-scale SIZE  the same on the ftrace ring buffer.
+ *   clock              ns per read of the clocks ketw and ftrace stamp with.
+ *   fill N SIZE        log N events of SIZE bytes on every online CPU (for
+ *                      the drain benchmark; not timed).
+ *
+ * Each writer is a kthread bound to its CPU. It writes in chunks of
+ * BENCH_CHUNK events with preemption disabled, timed with local_clock(),
+ * and reschedules between chunks; only the time inside chunks counts.
+ * Single-CPU figures are the median of "reps" runs of "iters" events,
+ * after a warm-up that wraps a buffer of warm_kb KiB once, so that both
+ * ring buffers are measured overwriting, in steady state.
+ */
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/trace_clock.h>
+#include <ketw.h>
+
+#define BENCH_NAME		"ketw-bench"
+/* 6b657477-6265-6e63-6800-000000000001: "ketwbench" */
+#define BENCH_GUID_BYTES	{ 0x6b, 0x65, 0x74, 0x77, 0x62, 0x65, 0x6e, 0x63, \
+				  0x68, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 }
+#define BENCH_MAX_SIZE		1024
+#define BENCH_CHUNK		1024U
+#define BENCH_MAX_REPS		15
+#define BENCH_RESULT_LEN	512
+
+static KETW_PROVIDER(bench_prov, BENCH_NAME, BENCH_GUID_BYTES);
+
+static const struct ketw_event_descriptor bench_ev = {
+	.id		= 1,
+	.type		= KETW_TYPE_INFO,
+	.level		= KETW_LEVEL_INFO,
+	.version	= 1,
+	.keyword	= 0x1,
+	.name		= "bench",
+};
+
+static unsigned int iters = 200000;
+module_param(iters, uint, 0644);
+MODULE_PARM_DESC(iters, "events per timed run (default 200000)");
+
+static unsigned int reps = 5;
+module_param(reps, uint, 0644);
+MODULE_PARM_DESC(reps, "timed runs per figure, the median is kept (1..15, default 5)");
+
+static unsigned int bench_cpu;
+module_param_named(cpu, bench_cpu, uint, 0644);
+MODULE_PARM_DESC(cpu, "CPU of the single-writer runs (default 0)");
+
+static unsigned int buf_kb = 4096;
+module_param(buf_kb, uint, 0644);
+MODULE_PARM_DESC(buf_kb, "ftrace ring buffer KiB per CPU (default 4096)");
+
+static unsigned int warm_kb = 8192;
+module_param(warm_kb, uint, 0644);
+MODULE_PARM_DESC(warm_kb, "bytes of records written before timing, in KiB (default 8192)");
+
+static unsigned int scale_ms = 400;
+module_param(scale_ms, uint, 0644);
+MODULE_PARM_DESC(scale_ms, "length of one scaling run in ms (default 400)");
+
+enum bench_kind {
+	BENCH_KETW,		/* ketw_write(), a session running */
+	BENCH_FTRACE,		/* reserve, memcpy, commit on ftrace's buffer */
+	BENCH_DIS_WRITE,	/* ketw_write(), no session running */
+	BENCH_DIS_EMPTY,	/* an empty noinline function instead */
+	BENCH_DIS_NONE,		/* no call at all */
+	BENCH_CLK_MONO,		/* ktime_get_mono_fast_ns(): ketw's default */
+	BENCH_CLK_LOCAL,	/* local_clock(): ketw's LOCAL clock */
+	BENCH_CLK_TRACE,	/* trace_clock_local(): the ftrace buffer's */
+};
+
+/* One measurement: the same work on one or more CPUs at once. */
+struct bench_run {
+	enum bench_kind kind;
+	u32 size;
+	u64 iters;		/* events per writer; 0: until @stop */
+	bool stop;
+	bool abort;
+	struct trace_buffer *rb;
+	struct completion go;
+	struct completion done;
+	atomic_t running;
+};
+
+struct bench_writer {
+	struct bench_run *run;
+	struct task_struct *task;
+	u64 events;
+	u64 ns;
+	u64 stored;
+};
+
+static u8 bench_payload[BENCH_MAX_SIZE] __aligned(8);
+static u64 bench_sink;
+static char bench_result[BENCH_RESULT_LEN];
+/* One command at a time; also guards bench_result. */
+static DEFINE_MUTEX(bench_mutex);
+static struct lock_class_key bench_rb_key;
+
+/* The stand-in for a call that does nothing: kept out of line, not cloned. */
+static __noipa int bench_empty(struct ketw_provider *prov,
+			       const struct ketw_event_descriptor *desc,
+			       const void *data, size_t len)
+{
+	return 0;
+}
+
+/* @n events of @r's kind; returns how many were stored. */
+static u64 bench_chunk(struct bench_run *r, u32 n)
+{
+	const void *data = bench_payload;
+	struct ring_buffer_event *ev;
+	size_t len = r->size;
+	u64 stored = 0, t = 0;
+	u32 i;
+
+	/* Keep the compiler from assuming anything about the payload. */
+	OPTIMIZER_HIDE_VAR(data);
+	OPTIMIZER_HIDE_VAR(len);
+	switch (r->kind) {
+	case BENCH_KETW:
+		for (i = 0; i < n; i++)
+			stored += ketw_write(&bench_prov, &bench_ev, data, len);
+		break;
+	case BENCH_FTRACE:
+		for (i = 0; i < n; i++) {
+			ev = ring_buffer_lock_reserve(r->rb, len);
+			if (unlikely(!ev))
+				continue;
+			memcpy(ring_buffer_event_data(ev), data, len);
+			ring_buffer_unlock_commit(r->rb, ev);
+			stored++;
+		}
+		break;
+	case BENCH_DIS_WRITE:
+		for (i = 0; i < n; i++) {
+			ketw_write(&bench_prov, &bench_ev, data, len);
+			barrier();
+		}
+		break;
+	case BENCH_DIS_EMPTY:
+		for (i = 0; i < n; i++) {
+			bench_empty(&bench_prov, &bench_ev, data, len);
+			barrier();
+		}
+		break;
+	case BENCH_DIS_NONE:
+		for (i = 0; i < n; i++)
+			barrier();
+		break;
+	case BENCH_CLK_MONO:
+		for (i = 0; i < n; i++)
+			t += ktime_get_mono_fast_ns();
+		break;
+	case BENCH_CLK_LOCAL:
+		for (i = 0; i < n; i++)
+			t += local_clock();
+		break;
+	case BENCH_CLK_TRACE:
+		for (i = 0; i < n; i++)
+			t += trace_clock_local();
+		break;
+	}
+	WRITE_ONCE(bench_sink, t);
+	return stored;
+}
+
+static int bench_writer_fn(void *arg)
+{
+	struct bench_writer *w = arg;
+	struct bench_run *r = w->run;
+	u64 t0;
+	u32 n;
+
+	wait_for_completion(&r->go);
+	while (!READ_ONCE(r->abort)) {
+		if (r->iters) {
+			if (w->events >= r->iters)
+				break;
+			n = min_t(u64, r->iters - w->events, BENCH_CHUNK);
+		} else {
+			if (READ_ONCE(r->stop))
+				break;
+			n = BENCH_CHUNK;
+		}
+		preempt_disable();
+		t0 = local_clock();
+		w->stored += bench_chunk(r, n);
+		w->ns += local_clock() - t0;
+		preempt_enable();
+		w->events += n;
+		cond_resched();
+	}
+	if (atomic_dec_and_test(&r->running))
+		complete(&r->done);
+	return 0;
+}
+
+/*
+ * Run @r with one writer on each CPU of @cpus, all started at once: for
+ * r->iters events each, or for @ms milliseconds if r->iters is 0.
+ * @w has room for one writer per CPU.
+ */
+static int bench_go(struct bench_run *r, const struct cpumask *cpus,
+		    struct bench_writer *w, unsigned int *nr, unsigned int ms)
+{
+	struct task_struct *t;
+	unsigned int c, i = 0, k;
+	int err = 0;
+
+	init_completion(&r->go);
+	init_completion(&r->done);
+	r->stop = false;
+	r->abort = false;
+	for_each_cpu(c, cpus) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].run = r;
+		t = kthread_create(bench_writer_fn, &w[i], "ketw_bench/%u", c);
+		if (IS_ERR(t)) {
+			err = PTR_ERR(t);
+			break;
+		}
+		get_task_struct(t);
+		kthread_bind(t, c);
+		w[i].task = t;
+		wake_up_process(t);
+		i++;
+	}
+	*nr = i;
+	if (!i)
+		return err;
+	atomic_set(&r->running, i);
+	WRITE_ONCE(r->abort, err != 0);
+	complete_all(&r->go);
+	if (!r->iters && !err) {
+		msleep(ms);
+		WRITE_ONCE(r->stop, true);
+	}
+	wait_for_completion(&r->done);
+	for (k = 0; k < i; k++) {
+		kthread_stop(w[k].task);
+		put_task_struct(w[k].task);
+	}
+	return err;
+}
+
+static int bench_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 bench_median(u64 *v, unsigned int n)
+{
+	sort(v, n, sizeof(*v), bench_cmp_u64, NULL);
+	return v[n / 2];
+}
+
+static unsigned int bench_reps(void)
+{
+	return clamp_t(unsigned int, reps, 1, BENCH_MAX_REPS);
+}
+
+/*
+ * One writer on the bench CPU: @n events of @kind; returns picoseconds per
+ * event in *ps and fails with -EIO if an event was not stored.
+ */
+static int bench_single(enum bench_kind kind, u32 size, u64 n,
+			struct trace_buffer *rb, u64 *ps)
+{
+	struct bench_run r = { .kind = kind, .size = size, .iters = n, .rb = rb };
+	struct bench_writer w;
+	unsigned int nr;
+	int err;
+
+	if (bench_cpu >= nr_cpu_ids || !cpu_online(bench_cpu))
+		return -EINVAL;
+	err = bench_go(&r, cpumask_of(bench_cpu), &w, &nr, 0);
+	if (err)
+		return err;
+	*ps = div64_u64(w.ns * 1000, max_t(u64, w.events, 1));
+	if ((kind == BENCH_KETW || kind == BENCH_FTRACE) && w.stored != w.events) {
+		pr_err("ketw_bench: %llu of %llu events not stored\n",
+		       w.events - w.stored, w.events);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The median of "reps" timed runs of @kind, after a warm-up of @warm events. */
+static int bench_median_run(enum bench_kind kind, u32 size, u64 warm,
+			    struct trace_buffer *rb, u64 *ps)
+{
+	u64 v[BENCH_MAX_REPS];
+	unsigned int i, n = bench_reps();
+	int err;
+
+	if (warm) {
+		err = bench_single(kind, size, warm, rb, &v[0]);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < n; i++) {
+		err = bench_single(kind, size, iters, rb, &v[i]);
+		if (err)
+			return err;
+	}
+	*ps = bench_median(v, n);
+	return 0;
+}
+
+/* Events that fill warm_kb KiB with records of @span bytes. */
+static u64 bench_warm_events(u32 span)
+{
+	return div_u64((u64)warm_kb << 10, span) + 1;
+}
+
+static struct trace_buffer *bench_rb_alloc(void)
+{
+	return __ring_buffer_alloc((unsigned long)buf_kb << 10, RB_FL_OVERWRITE,
+				   &bench_rb_key);
+}
+
+static int bench_cmd_write(u32 size)
+{
+	u64 ps;
+	int err;
+
+	if (!ketw_enabled(&bench_prov))
+		return -ENODATA;	/* no session running */
+	err = bench_median_run(BENCH_KETW, size,
+			       bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + size)),
+			       NULL, &ps);
+	if (!err)
+		snprintf(bench_result, sizeof(bench_result),
+			 "write size=%u ps=%llu iters=%u reps=%u cpu=%u",
+			 size, ps, iters, bench_reps(), bench_cpu);
+	return err;
+}
+
+static int bench_cmd_ftrace(u32 size)
+{
+	struct trace_buffer *rb = bench_rb_alloc();
+	u64 ps;
+	int err;
+
+	if (!rb)
+		return -ENOMEM;
+	/* An event header is 4 bytes, 8 beyond 112 bytes of payload. */
+	err = bench_median_run(BENCH_FTRACE, size,
+			       bench_warm_events(ALIGN(size, 4) + 8), rb, &ps);
+	ring_buffer_free(rb);
+	if (!err)
+		snprintf(bench_result, sizeof(bench_result),
+			 "ftrace size=%u ps=%llu iters=%u reps=%u cpu=%u buf_kb=%u",
+			 size, ps, iters, bench_reps(), bench_cpu, buf_kb);
+	return err;
+}
+
+/* The three loops interleaved, so that drift hits them alike. */
+static int bench_cmd_disabled(void)
+{
+	static const enum bench_kind kinds[] = {
+		BENCH_DIS_WRITE, BENCH_DIS_EMPTY, BENCH_DIS_NONE,
+	};
+	u64 v[ARRAY_SIZE(kinds)][BENCH_MAX_REPS], med[ARRAY_SIZE(kinds)];
+	unsigned int i, k, n = bench_reps();
+	u64 loops = (u64)iters * 10;
+	int err;
+
+	if (ketw_enabled(&bench_prov))
+		return -EBUSY;	/* a session is running */
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+			err = bench_single(kinds[k], 64, loops, NULL, &v[k][i]);
+			if (err)
+				return err;
+		}
+	}
+	/* A session started meanwhile would void the figures. */
+	if (ketw_enabled(&bench_prov))
+		return -EBUSY;
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		med[k] = bench_median(v[k], n);
+	snprintf(bench_result, sizeof(bench_result),
+		 "disabled write_ps=%llu empty_ps=%llu none_ps=%llu loops=%llu reps=%u cpu=%u",
+		 med[0], med[1], med[2], loops, n, bench_cpu);
+	return 0;
+}
+
+static int bench_cmd_clock(void)
+{
+	u64 mono, local, trace;
+	int err;
+
+	err = bench_median_run(BENCH_CLK_MONO, 0, 0, NULL, &mono);
+	if (!err)
+		err = bench_median_run(BENCH_CLK_LOCAL, 0, 0, NULL, &local);
+	if (!err)
+		err = bench_median_run(BENCH_CLK_TRACE, 0, 0, NULL, &trace);
+	if (!err)
+		snprintf(bench_result, sizeof(bench_result),
+			 "clock mono_ps=%llu local_ps=%llu trace_ps=%llu",
+			 mono, local, trace);
+	return err;
+}
+
+/* Sum of the writers' rates, events per second. */
+static u64 bench_rate(const struct bench_writer *w, unsigned int nr)
+{
+	u64 eps = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		eps += div64_u64(w[i].events * NSEC_PER_SEC, max_t(u64, w[i].ns, 1));
+	return eps;
+}
+
+/*
+ * Scaling: alternately one writer alone and one writer per online CPU,
+ * each for scale_ms, "reps" times; the medians of the summed rates.
+ */
+static int bench_cmd_scale(enum bench_kind kind, u32 size)
+{
+	u64 one[BENCH_MAX_REPS], all[BENCH_MAX_REPS], stored, events;
+	struct bench_run r = { .kind = kind, .size = size };
+	unsigned int i, k, nr, ncpus, n = bench_reps();
+	struct bench_writer *w;
+	int err = 0;
+
+	if (kind == BENCH_KETW && !ketw_enabled(&bench_prov))
+		return -ENODATA;
+	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	if (kind == BENCH_FTRACE) {
+		r.rb = bench_rb_alloc();
+		if (!r.rb) {
+			kfree(w);
+			return -ENOMEM;
+		}
+	}
+	cpus_read_lock();
+	ncpus = num_online_cpus();
+	if (bench_cpu >= nr_cpu_ids || !cpu_online(bench_cpu))
+		err = -EINVAL;
+	/* Warm-up: every CPU's buffer wraps once. */
+	if (!err) {
+		r.iters = bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + size));
+		err = bench_go(&r, cpu_online_mask, w, &nr, 0);
+		r.iters = 0;
+	}
+	for (i = 0; i < n && !err; i++) {
+		err = bench_go(&r, cpumask_of(bench_cpu), w, &nr, scale_ms);
+		one[i] = bench_rate(w, nr);
+		if (err)
+			break;
+		err = bench_go(&r, cpu_online_mask, w, &nr, scale_ms);
+		all[i] = bench_rate(w, nr);
+		if (err)
+			break;
+		stored = 0;
+		events = 0;
+		for (k = 0; k < nr; k++) {
+			stored += w[k].stored;
+			events += w[k].events;
+		}
+		if (stored != events) {
+			pr_err("ketw_bench: %llu of %llu events not stored\n",
+			       events - stored, events);
+			err = -EIO;
+		}
+	}
+	cpus_read_unlock();
+	if (r.rb)
+		ring_buffer_free(r.rb);
+	kfree(w);
+	if (!err)
+		snprintf(bench_result, sizeof(bench_result),
+			 "%s size=%u one_eps=%llu all_eps=%llu ncpus=%u ms=%u reps=%u cpu=%u",
+			 kind == BENCH_KETW ? "scale" : "ftrace-scale", size,
+			 bench_median(one, n), bench_median(all, n), ncpus,
+			 scale_ms, n, bench_cpu);
+	return err;
+}
+
+/* @n events of @size bytes on every online CPU, for the drain benchmark. */
+static int bench_cmd_fill(u32 n, u32 size)
+{
+	struct bench_run r = { .kind = BENCH_KETW, .size = size, .iters = n };
+	struct bench_writer *w;
+	u64 events = 0, stored = 0;
+	unsigned int k, nr;
+	int err;
+
+	if (!n)
+		return -EINVAL;
+	if (!ketw_enabled(&bench_prov))
+		return -ENODATA;
+	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	cpus_read_lock();
+	err = bench_go(&r, cpu_online_mask, w, &nr, 0);
+	cpus_read_unlock();
+	for (k = 0; k < nr; k++) {
+		events += w[k].events;
+		stored += w[k].stored;
+	}
+	kfree(w);
+	if (!err)
+		snprintf(bench_result, sizeof(bench_result),
+			 "fill size=%u events=%llu stored=%llu ncpus=%u",
+			 size, events, stored, nr);
+	return err;
+}
+
+static int bench_run_set(const char *val, const struct kernel_param *kp)
+{
+	char cmd[16];
+	u32 a = 0, b = 0;
+	int n, err;
+
+	n = sscanf(val, "%15s %u %u", cmd, &a, &b);
+	if (n < 1)
+		return -EINVAL;
+	/* Sizes: at least the 8 bytes a payload starts with. */
+	if (strcmp(cmd, "fill") ? (n > 1 && (a < 8 || a > BENCH_MAX_SIZE)) :
+				  (n != 3 || b < 8 || b > BENCH_MAX_SIZE))
+		return -EINVAL;
+
+	mutex_lock(&bench_mutex);
+	bench_result[0] = '\0';
+	if (!strcmp(cmd, "disabled") && n == 1)
+		err = bench_cmd_disabled();
+	else if (!strcmp(cmd, "clock") && n == 1)
+		err = bench_cmd_clock();
+	else if (!strcmp(cmd, "write") && n == 2)
+		err = bench_cmd_write(a);
+	else if (!strcmp(cmd, "ftrace") && n == 2)
+		err = bench_cmd_ftrace(a);
+	else if (!strcmp(cmd, "scale") && n == 2)
+		err = bench_cmd_scale(BENCH_KETW, a);
+	else if (!strcmp(cmd, "ftrace-scale") && n == 2)
+		err = bench_cmd_scale(BENCH_FTRACE, a);
+	else if (!strcmp(cmd, "fill"))
+		err = bench_cmd_fill(a, b);
+	else
+		err = -EINVAL;
+	mutex_unlock(&bench_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops bench_run_ops = {
+	.set = bench_run_set,
+};
+module_param_cb(run, &bench_run_ops, NULL, 0200);
+MODULE_PARM_DESC(run, "a command: disabled, clock, write SIZE, ftrace SIZE, scale SIZE, ftrace-scale SIZE, fill N SIZE");
+
+static int bench_result_get(char *buf, const struct kernel_param *kp)
+{
+	int n;
+
+	mutex_lock(&bench_mutex);
+	n = sysfs_emit(buf, "%s\n", bench_result);
+	mutex_unlock(&bench_mutex);
+	return n;
+}
+
+static const struct kernel_param_ops bench_result_ops = {
+	.get = bench_result_get,
+};
+module_param_cb(result, &bench_result_ops, NULL, 0444);
+MODULE_PARM_DESC(result, "what the last command measured (key=value ...)");
+
+static int __init bench_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_MAX_SIZE; i++)
+		bench_payload[i] = i * 7 + 1;
+	return ketw_provider_register(&bench_prov);
+}
+
+static void __exit bench_exit(void)
+{
+	ketw_provider_unregister(&bench_prov);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+
+MODULE_DESCRIPTION("ketw benchmark: write cost against ftrace's ring buffer, disabled call sites, scaling");
+MODULE_AUTHOR("The ketw developers");
+MODULE_LICENSE("GPL");
