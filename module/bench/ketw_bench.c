@@ -11,7 +11,8 @@
  *   disabled           no session may be running: a loop of ketw_write()
  *                      (its static branch off) against the same loop
  *                      calling an empty function with the same arguments,
- *                      and against the loop with the call compiled out.
+ *                      and against the loop with the call compiled out;
+ *                      10 x iters turns, the fastest of "reps" runs.
  *   write SIZE         ketw_write() of SIZE payload bytes into the running
  *                      session(s), on CPU "cpu".
  *   ftrace SIZE        ring_buffer_lock_reserve(), a memcpy() of SIZE
@@ -322,9 +323,12 @@ static int bench_single(enum bench_kind kind, u32 size, u64 n,
 	return 0;
 }
 
-/* The median of "reps" timed runs of @kind, after a warm-up of @warm events. */
+/*
+ * The median of "reps" timed runs of @kind, after a warm-up of @warm
+ * events; the fastest and slowest runs in @lo and @hi.
+ */
 static int bench_median_run(enum bench_kind kind, u32 size, u64 warm,
-			    struct trace_buffer *rb, u64 *ps)
+			    struct trace_buffer *rb, u64 *ps, u64 *lo, u64 *hi)
 {
 	u64 v[BENCH_MAX_REPS];
 	unsigned int i, n = bench_reps();
@@ -341,6 +345,8 @@ static int bench_median_run(enum bench_kind kind, u32 size, u64 warm,
 			return err;
 	}
 	*ps = bench_median(v, n);
+	*lo = v[0];
+	*hi = v[n - 1];
 	return 0;
 }
 
@@ -358,41 +364,46 @@ static struct trace_buffer *bench_rb_alloc(void)
 
 static int bench_cmd_write(u32 size)
 {
-	u64 ps;
+	u64 ps, lo, hi;
 	int err;
 
 	if (!ketw_enabled(&bench_prov))
 		return -ENODATA;	/* no session running */
 	err = bench_median_run(BENCH_KETW, size,
 			       bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + size)),
-			       NULL, &ps);
+			       NULL, &ps, &lo, &hi);
 	if (!err)
 		snprintf(bench_result, sizeof(bench_result),
-			 "write size=%u ps=%llu iters=%u reps=%u cpu=%u",
-			 size, ps, iters, bench_reps(), bench_cpu);
+			 "write size=%u ps=%llu min_ps=%llu max_ps=%llu iters=%u reps=%u cpu=%u",
+			 size, ps, lo, hi, iters, bench_reps(), bench_cpu);
 	return err;
 }
 
 static int bench_cmd_ftrace(u32 size)
 {
 	struct trace_buffer *rb = bench_rb_alloc();
-	u64 ps;
+	u64 ps, lo, hi;
 	int err;
 
 	if (!rb)
 		return -ENOMEM;
 	/* An event header is 4 bytes, 8 beyond 112 bytes of payload. */
 	err = bench_median_run(BENCH_FTRACE, size,
-			       bench_warm_events(ALIGN(size, 4) + 8), rb, &ps);
+			       bench_warm_events(ALIGN(size, 4) + 8), rb, &ps,
+			       &lo, &hi);
 	ring_buffer_free(rb);
 	if (!err)
 		snprintf(bench_result, sizeof(bench_result),
-			 "ftrace size=%u ps=%llu iters=%u reps=%u cpu=%u buf_kb=%u",
-			 size, ps, iters, bench_reps(), bench_cpu, buf_kb);
+			 "ftrace size=%u ps=%llu min_ps=%llu max_ps=%llu iters=%u reps=%u cpu=%u buf_kb=%u",
+			 size, ps, lo, hi, iters, bench_reps(), bench_cpu, buf_kb);
 	return err;
 }
 
-/* The three loops interleaved, so that drift hits them alike. */
+/*
+ * The three loops interleaved, so that drift hits them alike. A loop is
+ * about a nanosecond per turn and noise only adds to it: the figures are
+ * the fastest runs (the medians follow).
+ */
 static int bench_cmd_disabled(void)
 {
 	static const enum bench_kind kinds[] = {
@@ -416,23 +427,26 @@ static int bench_cmd_disabled(void)
 	if (ketw_enabled(&bench_prov))
 		return -EBUSY;
 	for (k = 0; k < ARRAY_SIZE(kinds); k++)
-		med[k] = bench_median(v[k], n);
+		med[k] = bench_median(v[k], n);	/* sorts v[k] */
 	snprintf(bench_result, sizeof(bench_result),
-		 "disabled write_ps=%llu empty_ps=%llu none_ps=%llu loops=%llu reps=%u cpu=%u",
-		 med[0], med[1], med[2], loops, n, bench_cpu);
+		 "disabled write_ps=%llu empty_ps=%llu none_ps=%llu write_med_ps=%llu empty_med_ps=%llu none_med_ps=%llu loops=%llu reps=%u cpu=%u",
+		 v[0][0], v[1][0], v[2][0], med[0], med[1], med[2], loops, n,
+		 bench_cpu);
 	return 0;
 }
 
 static int bench_cmd_clock(void)
 {
-	u64 mono, local, trace;
+	u64 mono, local, trace, lo, hi;
 	int err;
 
-	err = bench_median_run(BENCH_CLK_MONO, 0, 0, NULL, &mono);
+	err = bench_median_run(BENCH_CLK_MONO, 0, 0, NULL, &mono, &lo, &hi);
 	if (!err)
-		err = bench_median_run(BENCH_CLK_LOCAL, 0, 0, NULL, &local);
+		err = bench_median_run(BENCH_CLK_LOCAL, 0, 0, NULL, &local,
+				       &lo, &hi);
 	if (!err)
-		err = bench_median_run(BENCH_CLK_TRACE, 0, 0, NULL, &trace);
+		err = bench_median_run(BENCH_CLK_TRACE, 0, 0, NULL, &trace,
+				       &lo, &hi);
 	if (!err)
 		snprintf(bench_result, sizeof(bench_result),
 			 "clock mono_ps=%llu local_ps=%llu trace_ps=%llu",
