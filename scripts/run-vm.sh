@@ -3,7 +3,7 @@
 #
 # Boot the ketw QEMU guest and judge what it printed.
 #
-#   scripts/run-vm.sh check|demo|shell
+#   scripts/run-vm.sh check|demo|bench|shell
 #
 # Environment (the top Makefile sets the first two):
 #   VMLINUZ       guest kernel image (required)
@@ -18,9 +18,10 @@
 #   VM_APPEND     extra kernel command line words
 #   VM_QUIET=1    do not echo the console while the guest runs
 #   DMESG_ALLOW   extended regex of dmesg lines that are not failures
+#   BENCH_OUT     bench: where the table goes (default build/bench.txt)
 set -euo pipefail
 
-mode=${1:?usage: $0 check|demo|shell}
+mode=${1:?usage: $0 check|demo|bench|shell}
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${VMLINUZ:?set VMLINUZ to the guest kernel}"
 : "${INITRD:?set INITRD to the initramfs}"
@@ -144,6 +145,13 @@ if [ "$mode" = check ]; then
 elif [ "$mode" = demo ]; then
 	rc=$(sed -n 's/^@@KETW@@ DEMO-END rc=//p' "$con")
 	[ "$rc" = 0 ] || fail "demo script failed (rc=${rc:-none})"
+elif [ "$mode" = bench ]; then
+	rc=$(sed -n 's/^@@KETW@@ BENCH-END rc=//p' "$con")
+	[ "$rc" = 0 ] || fail "bench script failed (rc=${rc:-none})"
+	bench_out=${BENCH_OUT:-$top/build/bench.txt}
+	sed -n '/^@@KETW@@ BENCH-TABLE-BEGIN/,/^@@KETW@@ BENCH-TABLE-END/p' "$con" |
+		sed '1d;$d' >"$bench_out"
+	[ -s "$bench_out" ] || fail "bench printed no table"
 fi
 
 harness_fail=${#problems[@]}
@@ -154,6 +162,9 @@ if [ "$harness_fail" -ne 0 ]; then
 	if [ "$mode" = demo ]; then
 		echo "---- demo output"
 		sed -n '/^@@KETW@@ DEMO-BEGIN/,/^@@KETW@@ DEMO-END/p' "$con"
+	elif [ "$mode" = bench ]; then
+		echo "---- bench output"
+		sed -n '/^@@KETW@@ BENCH-BEGIN/,/^@@KETW@@ BENCH-END/p' "$con"
 	elif [ "$mode" = check ]; then
 		awk '/^@@KETW@@ TEST-BEGIN /{name=$3; buf=""} name!=""{buf=buf $0 "\n"}
 		     /^@@KETW@@ TEST-END / && $4 != "rc=0" {printf "---- output of %s\n%s", name, buf}
@@ -172,6 +183,10 @@ if [ "$harness_fail" -ne 0 ]; then
 	fi
 	# A failure no TAP line counts (module load, kernel log, hang) is one.
 	[ "$failed" -gt 0 ] || failed=1
+fi
+if [ "$mode" = bench ] && [ -s "${bench_out:-}" ]; then
+	echo "==== ketw bench (TCG; saved to $bench_out)"
+	cat "$bench_out"
 fi
 echo "guest boot: $(sed -n 's/^@@KETW@@ BOOT .*uptime=//p' "$con")s to /init, run: ${elapsed}s wall"
 if [ "$mode" = check ] || [ "$harness_fail" -ne 0 ]; then

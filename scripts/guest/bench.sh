@@ -1,0 +1,212 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The ketw benchmark, run by /init inside the QEMU guest (make bench).
+# Figures, not a test: a missed target is reported, not failed. A step
+# that errors fails the script (and the run).
+#
+# Needs, besides what /init loads (ketw.ko and the samples):
+#   /ketw/bench/ketw_bench.ko        the kernel half (module/bench/)
+#   /ketw/bench/ketw-drain-bench     the mmap/read() drain (tools/bench/)
+#   /ketw/ketw                       the ketw tool (sessions)
+#
+# Prints one table between "@@KETW@@ BENCH-TABLE-BEGIN" and
+# "@@KETW@@ BENCH-TABLE-END"; the host saves it to build/bench.txt.
+set -u
+
+KETW=/ketw/ketw
+DIR=/ketw/bench
+PARAMS=/sys/module/ketw_bench/parameters
+SESSION=kbench
+SIZES="8 64 256"
+ROWS=/tmp/bench.rows
+FIGS=/tmp/bench.figs
+
+mark() { echo "@@KETW@@ $*"; }
+die() {
+	echo "bench: FAILED: $*"
+	$KETW reset -s $SESSION >/dev/null 2>&1
+	[ ! -d "$PARAMS" ] || rmmod ketw_bench
+	exit 1
+}
+
+# cmd ARGS: run one ketw_bench command; sets $res to its result line.
+cmd() {
+	echo "bench: $*"
+	echo "$*" >"$PARAMS/run" || die "ketw_bench '$*' (see dmesg)"
+	res=$(cat "$PARAMS/result")
+	echo "  $res"
+}
+
+# param NAME VALUE: set a ketw_bench parameter.
+param() { echo "$2" >"$PARAMS/$1" || die "ketw_bench parameter $1=$2"; }
+
+# keep NAME KEY: save the value of KEY=... in $res as figure NAME.
+keep() {
+	v=$(echo " $res " | sed -n "s/.* $2=\([^ ]*\) .*/\1/p")
+	[ -n "$v" ] || die "no $2 in '$res'"
+	echo "$1 $v" >>"$FIGS"
+}
+
+# fig NAME: a figure kept before.
+fig() { sed -n "s/^$1 //p" "$FIGS"; }
+
+# row MEASURE KETW REFERENCE SCALE OP TARGET: one table row. KETW and
+# REFERENCE are raw figures, shown divided by SCALE; the ratio is
+# KETW / REFERENCE; OP is <=, >= or - (no target: "info").
+row() { printf '%s|%s|%s|%s|%s|%s\n' "$@" >>"$ROWS"; }
+
+session() {
+	$KETW reset -s $SESSION >/dev/null 2>&1
+	$KETW start -s $SESSION -b 4096 -P loop "$@" || die "ketw start $*"
+}
+
+: >"$ROWS"
+: >"$FIGS"
+insmod $DIR/ketw_bench.ko 2>&1
+rc=$?
+mark "INSMOD ketw_bench.ko rc=$rc"
+[ $rc = 0 ] || die "insmod ketw_bench.ko"
+echo "bench: $(grep -c ^processor /proc/cpuinfo) CPUs;" \
+	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+
+# No session runs: the bench provider's call sites are NOPs.
+cmd disabled
+keep dis_write write_ps
+keep dis_empty empty_ps
+keep dis_none none_ps
+
+cmd clock
+keep clk_mono mono_ps
+keep clk_local local_ps
+keep clk_trace trace_ps
+
+for s in $SIZES; do
+	cmd ftrace "$s"
+	keep "ftrace_$s" ps
+	cmd ftrace $((s + 64))
+	keep "ftrace_hdr_$s" ps
+done
+
+# A LOOP session of 4 MiB per CPU with the default clock (MONO).
+session
+for s in $SIZES; do
+	cmd write "$s"
+	keep "ketw_$s" ps
+done
+cmd scale 64
+keep scale_one one_eps
+keep scale_all all_eps
+keep ncpus ncpus
+$KETW reset -s $SESSION || die "ketw reset"
+
+# The same with the LOCAL clock (local_clock(), as cheap as ftrace's).
+session -C local
+for s in $SIZES; do
+	cmd write "$s"
+	keep "ketw_local_$s" ps
+done
+$KETW reset -s $SESSION || die "ketw reset"
+
+# Before the first wrap: nothing is overwritten yet. Fresh 4 MiB buffers,
+# no warm-up, 5 x 6000 records of 128 bytes (3.7 MiB), for both.
+param iters 6000
+param warm_kb 0
+session
+cmd write 64
+keep ketw_fresh_64 ps
+$KETW reset -s $SESSION || die "ketw reset"
+cmd ftrace 64
+keep ftrace_fresh_64 ps
+param iters 200000
+param warm_kb 8192
+
+cmd ftrace-scale 64
+keep fscale_one one_eps
+keep fscale_all all_eps
+
+echo "bench: ketw-drain-bench"
+out=$($DIR/ketw-drain-bench 2>&1)
+rc=$?
+echo "$out" | sed 's/^/  /'
+[ $rc = 0 ] || die "ketw-drain-bench exited $rc"
+res=$(echo "$out" | grep '^drain ')
+keep drain_read_bps read_bps
+keep drain_mmap_bps mmap_bps
+keep drain_read_rps read_rps
+keep drain_mmap_rps mmap_rps
+
+rmmod ketw_bench 2>&1
+rc=$?
+mark "RMMOD ketw_bench.ko rc=$rc"
+[ $rc = 0 ] || die "rmmod ketw_bench"
+
+n=$(fig ncpus)
+for s in $SIZES; do
+	row "write, $s B payload (ns/event)" "$(fig "ketw_$s")" \
+		"$(fig "ftrace_$s")" 1000 '<=' 0.5
+done
+for s in $SIZES; do
+	row "  same, ketw clock LOCAL, $s B" "$(fig "ketw_local_$s")" \
+		"$(fig "ftrace_$s")" 1000 - -
+done
+for s in $SIZES; do
+	row "  same, ftrace payload $s+64 B" "$(fig "ketw_$s")" \
+		"$(fig "ftrace_hdr_$s")" 1000 - -
+done
+row "  same, 64 B, before the first wrap" "$(fig ketw_fresh_64)" \
+	"$(fig ftrace_fresh_64)" 1000 - -
+row "clock read ns, MONO vs ftrace's" "$(fig clk_mono)" "$(fig clk_trace)" 1000 - -
+row "clock read ns, LOCAL vs ftrace's" "$(fig clk_local)" "$(fig clk_trace)" 1000 - -
+row "disabled call site vs none (ns/call)" "$(fig dis_write)" "$(fig dis_none)" 1000 '<=' 1.05
+row "disabled call site vs empty call" "$(fig dis_write)" "$(fig dis_empty)" 1000 - -
+row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all) / n))" \
+	"$(fig scale_one)" 1000000 '>=' 0.9
+row "  ftrace per-CPU Mev/s, $n vs 1" "$(($(fig fscale_all) / n))" \
+	"$(fig fscale_one)" 1000000 - -
+row "drain MB/s, mmap vs read()" "$(fig drain_mmap_bps)" "$(fig drain_read_bps)" 1000000 '>=' 3
+row "  drain Mrecords/s, mmap vs read()" "$(fig drain_mmap_rps)" \
+	"$(fig drain_read_rps)" 1000000 - -
+
+mark "BENCH-TABLE-BEGIN"
+awk -F'|' '
+function fmt(v) {
+	if (v >= 100) return sprintf("%.0f", v)
+	if (v >= 10) return sprintf("%.1f", v)
+	return sprintf("%.2f", v)
+}
+BEGIN {
+	line = "------------------------------------------------------------------------------------------"
+	printf "%-40s %9s %9s %7s %7s  %s\n", "measure", "ketw", "reference", "ratio", "target", "verdict"
+	print line
+}
+{
+	k = $2 / $4; r = $3 / $4; ratio = $3 > 0 ? $2 / $3 : 0
+	if ($5 == "-") { target = "-"; verdict = "info" }
+	else {
+		target = $5 " " $6
+		ok = $5 == "<=" ? ratio <= $6 : ratio >= $6
+		verdict = ok ? "met" : "not met"
+	}
+	printf "%-40s %9s %9s %7.2f %7s  %s\n", $1, fmt(k), fmt(r), ratio, target, verdict
+}
+END {
+	print line
+}' "$ROWS"
+cat <<EOF
+write: ketw_write() into a running LOOP session (64-byte header + payload,
+  4 MiB/CPU, overwriting) vs ftrace's ring_buffer_lock_reserve() + memcpy +
+  ring_buffer_unlock_commit() (4-byte header + payload, overwrite mode,
+  4 MiB/CPU); one kthread on CPU 0, preemption off, median of 5 x 200000
+  after a warm-up that wraps the buffer. "ftrace payload N+64" stores as
+  many bytes as ketw does.
+disabled: ketw_write() with no session (static branch NOP) in a loop vs the
+  loop with the call compiled out, and vs a call to an empty noinline
+  function; fastest of 5 runs of 2000000 turns each.
+scaling: 64 B events/s per CPU with a writer on every CPU vs one alone
+  (kthreads, 5 x 400 ms each, medians).
+drain: FLUSH session, 100000 x 64 B events per CPU; read() into 64 KiB vs
+  consuming in place through mmap; both read every record's header.
+TCG figures (no KVM; clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)): the ratios are what count.
+EOF
+mark "BENCH-TABLE-END"
