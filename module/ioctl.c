@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/ketw: the control surface (ioctl) and the read()/poll() drain.
+ * /dev/ketw: the control surface (ioctl) and the read()/poll()/mmap()
+ * drain; /dev/ketw_user: user-space providers only.
  *
- * Opening needs CAP_SYS_ADMIN (and the node is 0600): a session reads
- * events from the whole kernel. A file is attached to at most one session
- * (by CREATE or ATTACH); read() and poll() drain that session.
+ * Opening /dev/ketw needs CAP_SYS_ADMIN (and the node is 0600): a session
+ * reads events from the whole kernel. A file is attached to at most one
+ * session (by CREATE or ATTACH); read(), poll() and mmap() drain that
+ * session. A file may also own one user provider (USER_REGISTER), which
+ * goes away with it. /dev/ketw_user (0666) takes only USER_REGISTER and
+ * USER_WRITE, and opening it needs CAP_SYS_ADMIN or the group user_gid.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -17,20 +22,35 @@
 
 #include "ketw_internal.h"
 
+int ketw_user_gid = -1;
+module_param_named(user_gid, ketw_user_gid, int, 0644);
+MODULE_PARM_DESC(user_gid, "group that may open /dev/ketw_user and log user events (-1: root only)");
+
 struct ketw_file {
 	struct ketw_session *session;	/* attached, or NULL */
 	unsigned int cursor;		/* the CPU read() starts from */
+	bool user_only;			/* opened through /dev/ketw_user */
+	struct mutex lock;		/* user_prov */
+	struct ketw_provider *user_prov; /* registered on this file, or NULL */
 };
+
+static struct miscdevice ketw_user_misc;
 
 static int ketw_open(struct inode *inode, struct file *file)
 {
+	bool user_only = file->private_data == &ketw_user_misc;
 	struct ketw_file *kf;
+	int gid = READ_ONCE(ketw_user_gid);
 
-	if (!capable(CAP_SYS_ADMIN))
+	if (!capable(CAP_SYS_ADMIN) &&
+	    !(user_only && gid >= 0 &&
+	      in_group_p(make_kgid(&init_user_ns, gid))))
 		return -EPERM;
 	kf = kzalloc(sizeof(*kf), GFP_KERNEL);
 	if (!kf)
 		return -ENOMEM;
+	kf->user_only = user_only;
+	mutex_init(&kf->lock);
 	file->private_data = kf;
 	return 0;
 }
@@ -62,6 +82,8 @@ static int ketw_release(struct inode *inode, struct file *file)
 	struct ketw_file *kf = file->private_data;
 
 	ketw_file_detach(kf);
+	if (kf->user_prov)
+		ketw_user_provider_unregister(kf->user_prov);
 	kfree(kf);
 	return 0;
 }
@@ -220,6 +242,116 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 	return 0;
 }
 
+static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
+{
+	struct ketw_enable req;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&req, sizeof(req), sizeof(req), uarg, &usize);
+	if (err)
+		return err;
+	if (cmd == KETW_IOC_ENABLE)
+		return ketw_session_enable(&req);
+	err = ketw_session_get_filter(&req);
+	if (err)
+		return err;
+	req.size = sizeof(req);
+	if (copy_to_user(uarg, &req, min_t(u32, usize, sizeof(req))))
+		return -EFAULT;
+	return 0;
+}
+
+static long ketw_ioctl_list(unsigned int cmd, void __user *uarg)
+{
+	struct ketw_list l;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&l, sizeof(l), sizeof(l), uarg, &usize);
+	if (err)
+		return err;
+	if (l.reserved)
+		return -EINVAL;
+	err = cmd == KETW_IOC_PROVIDERS ? ketw_providers_list(&l) :
+					  ketw_events_list(&l);
+	if (err)
+		return err;
+	l.size = sizeof(l);
+	if (copy_to_user(uarg, &l, min_t(u32, usize, sizeof(l))))
+		return -EFAULT;
+	return 0;
+}
+
+static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
+{
+	struct ketw_user_provider up;
+	struct ketw_provider *prov;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&up, sizeof(up), sizeof(up), uarg, &usize);
+	if (err)
+		return err;
+	mutex_lock(&kf->lock);
+	if (kf->user_prov) {
+		err = -EBUSY;		/* one provider per file */
+	} else {
+		prov = ketw_user_provider_register(&up);
+		if (IS_ERR(prov))
+			err = PTR_ERR(prov);
+		else
+			kf->user_prov = prov;
+	}
+	mutex_unlock(&kf->lock);
+	return err;
+}
+
+/* Payloads up to this size are copied on the stack. */
+#define KETW_USER_STACK_DATA	256
+
+static long ketw_ioctl_user_write(struct ketw_file *kf, void __user *uarg)
+{
+	struct ketw_event_descriptor desc = {};
+	u8 stack[KETW_USER_STACK_DATA];
+	struct ketw_user_event ue;
+	void *data = stack;
+	u32 usize;
+	long ret;
+
+	ret = ketw_copy_sized(&ue, sizeof(ue), sizeof(ue), uarg, &usize);
+	if (ret)
+		return ret;
+	if (ue.reserved || ue.reserved1 || ue.len > KETW_MAX_DATA_SIZE ||
+	    ue.level > KETW_LEVEL_VERBOSE)
+		return -EINVAL;
+	if (ue.len > sizeof(stack)) {
+		data = kvmalloc(ue.len, GFP_KERNEL);
+		if (!data)
+			return -ENOMEM;
+	}
+	if (copy_from_user(data, u64_to_user_ptr(ue.data), ue.len)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	desc.id = ue.id;
+	desc.type = ue.type;
+	desc.level = ue.level;
+	desc.version = ue.version;
+	desc.keyword = ue.keyword;
+	mutex_lock(&kf->lock);
+	if (!kf->user_prov)
+		ret = -EINVAL;		/* no provider registered on this file */
+	else
+		ret = ketw_write_flags(kf->user_prov, &desc, data, ue.len,
+				       KETW_RECORD_USER);
+	mutex_unlock(&kf->lock);
+out:
+	if (data != stack)
+		kvfree(data);
+	return ret;
+}
+
 /* START, STOP, DESTROY, ATTACH, FLUSH: a session named by struct ketw_session_ref. */
 static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 			   void __user *uarg)
@@ -252,6 +384,9 @@ static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 	case KETW_IOC_FLUSH:
 		err = ketw_session_flush(s);
 		break;
+	case KETW_IOC_RUNDOWN:
+		err = ketw_session_rundown(s);
+		break;
 	}
 	ketw_session_put(s);
 	return err;
@@ -262,7 +397,20 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct ketw_file *kf = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	if (kf->user_only && cmd != KETW_IOC_USER_REGISTER &&
+	    cmd != KETW_IOC_USER_WRITE)
+		return -ENOTTY;
 	switch (cmd) {
+	case KETW_IOC_USER_REGISTER:
+		return ketw_ioctl_user_register(kf, uarg);
+	case KETW_IOC_USER_WRITE:
+		return ketw_ioctl_user_write(kf, uarg);
+	case KETW_IOC_ENABLE:
+	case KETW_IOC_GET_FILTER:
+		return ketw_ioctl_enable(cmd, uarg);
+	case KETW_IOC_PROVIDERS:
+	case KETW_IOC_EVENTS:
+		return ketw_ioctl_list(cmd, uarg);
 	case KETW_IOC_CREATE:
 		return ketw_ioctl_create(kf, uarg);
 	case KETW_IOC_GET_ATTR:
@@ -274,6 +422,7 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KETW_IOC_SNAPSHOT:
 		return ketw_ioctl_snapshot(uarg);
 	case KETW_IOC_FLUSH:
+	case KETW_IOC_RUNDOWN:
 	case KETW_IOC_START:
 	case KETW_IOC_STOP:
 	case KETW_IOC_DESTROY:
@@ -289,7 +438,7 @@ static ssize_t ketw_read(struct file *file, char __user *buf, size_t len,
 {
 	struct ketw_file *kf = file->private_data;
 
-	if (!kf->session)
+	if (kf->user_only || !kf->session)
 		return -EINVAL;
 	if (!len)
 		return 0;
@@ -306,7 +455,7 @@ static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 	struct ketw_file *kf = file->private_data;
 	struct ketw_ring *ring;
 
-	if (!kf->session)
+	if (kf->user_only || !kf->session)
 		return EPOLLERR;
 	ring = kf->session->ring;
 	ketw_ring_poll_wait(ring, file, pt);
@@ -323,7 +472,7 @@ static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketw_file *kf = file->private_data;
 
-	if (!kf->session)
+	if (kf->user_only || !kf->session)
 		return -EINVAL;
 	return ketw_ring_mmap(kf->session->ring, vma);
 }
@@ -347,12 +496,28 @@ static struct miscdevice ketw_misc = {
 	.mode	= 0600,
 };
 
+static struct miscdevice ketw_user_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "ketw_user",
+	.fops	= &ketw_fops,
+	.mode	= 0666,
+};
+
 int ketw_dev_init(void)
 {
-	return misc_register(&ketw_misc);
+	int err;
+
+	err = misc_register(&ketw_misc);
+	if (err)
+		return err;
+	err = misc_register(&ketw_user_misc);
+	if (err)
+		misc_deregister(&ketw_misc);
+	return err;
 }
 
 void ketw_dev_exit(void)
 {
+	misc_deregister(&ketw_user_misc);
 	misc_deregister(&ketw_misc);
 }

@@ -43,6 +43,9 @@ extern struct list_head ketw_sessions;
  * @overrun_seen: losses reported by the last STATUS; under ketw_mutex.
  * @flushing:   a FLUSH is running; under ketw_mutex.
  * @flush_error: first error of a flush not yet reported; under ketw_mutex.
+ * @enables:    providers enabled explicitly (none: all, with @attr's
+ *              filter); under ketw_mutex.
+ * @nr_enables: entries in @enables.
  */
 struct ketw_session {
 	struct list_head node;
@@ -59,27 +62,45 @@ struct ketw_session {
 	u64 overrun_seen;
 	bool flushing;
 	int flush_error;
+	struct ketw_session_enable *enables;
+	unsigned int nr_enables;
 };
 
 /**
- * struct ketw_enable - one session's filter for one provider
+ * struct ketw_enablement - one running session's filter for one provider
  * @session:   the session (running while it is in an enable set).
  * @level:     highest level taken; 0 takes all.
+ * @has_set:   @filtered is not empty.
  * @match_any: an event's keyword must share a bit with it (0: no test).
  * @match_all: an event's keyword must hold all its bits.
+ * @filtered:  event ids filtered out (POSIX event set filter).
  */
-struct ketw_enable {
+struct ketw_enablement {
 	struct ketw_session *session;
 	u32 level;
+	bool has_set;
 	u64 match_any;
 	u64 match_all;
+	DECLARE_BITMAP(filtered, KETW_EVENT_SET_BITS);
 };
 
 /* A provider's enablements, replaced whole under ketw_mutex, read under RCU. */
 struct ketw_enable_set {
 	struct rcu_head rcu;
 	unsigned int nr;
-	struct ketw_enable e[];
+	struct ketw_enablement e[];
+};
+
+/**
+ * struct ketw_session_enable - a provider a session enables (by GUID or name)
+ * @guid:   the provider's GUID, or all zero to match @name.
+ * @name:   the provider's name when @guid is zero.
+ * @filter: what the session takes from it.
+ */
+struct ketw_session_enable {
+	u8 guid[KETW_GUID_SIZE];
+	char name[KETW_NAME_MAX];
+	struct ketw_filter filter;
 };
 
 /* session.c */
@@ -95,18 +116,32 @@ void ketw_session_fill_attr(struct ketw_session *s,
 bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 		      const struct ketw_event_descriptor *desc,
 		      const void *data, size_t len, u16 flags);
+void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
+			     const void *data, size_t len);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len, bool nonblock);
 int ketw_session_status(struct ketw_session *s,
 			struct ketw_session_status *st);
 int ketw_session_flush(struct ketw_session *s);
+int ketw_session_rundown(struct ketw_session *s);
 void ketw_sessions_destroy_all(void);
 
 /* provider.c */
 void ketw_providers_attach(struct ketw_session *s);
 void ketw_providers_detach(struct ketw_session *s);
+void ketw_providers_rundown(struct ketw_session *s);
+int ketw_session_enable(struct ketw_enable *req);
+int ketw_session_get_filter(struct ketw_enable *req);
+int ketw_providers_list(struct ketw_list *l);
+int ketw_events_list(struct ketw_list *l);
+int ketw_write_flags(struct ketw_provider *prov,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, size_t len, u16 flags);
+struct ketw_provider *ketw_user_provider_register(const struct ketw_user_provider *up);
+void ketw_user_provider_unregister(struct ketw_provider *prov);
 
 /* ioctl.c */
+extern int ketw_user_gid;
 int ketw_dev_init(void);
 void ketw_dev_exit(void);
 

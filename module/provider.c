@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw providers: the registry, the per-provider enable sets that running
- * sessions put there, and the write path that follows them.
+ * ketw providers: the registry, session filters (ETW enable semantics
+ * plus POSIX event sets), the per-provider enable sets that running
+ * sessions put there, the write path that follows them, rundown and
+ * user-space providers.
  */
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "ketw_internal.h"
 
 static LIST_HEAD(ketw_providers);
+
+static const u8 ketw_zero_guid[KETW_GUID_SIZE];
 
 /*
  * One bit per context a writer can run in on a CPU (task, softirq,
@@ -21,10 +26,13 @@ static LIST_HEAD(ketw_providers);
  */
 static DEFINE_PER_CPU(unsigned int, ketw_recursion);
 
-static bool ketw_enable_match(const struct ketw_enable *e,
+static bool ketw_enable_match(const struct ketw_enablement *e,
 			      const struct ketw_event_descriptor *d)
 {
 	if (e->level && d->level > e->level)
+		return false;
+	if (e->has_set && d->id < KETW_EVENT_SET_BITS &&
+	    test_bit(d->id, e->filtered))
 		return false;
 	/* ETW: an event with no keyword passes every keyword filter. */
 	if (!d->keyword)
@@ -32,6 +40,53 @@ static bool ketw_enable_match(const struct ketw_enable *e,
 	if (e->match_any && !(d->keyword & e->match_any))
 		return false;
 	return (d->keyword & e->match_all) == e->match_all;
+}
+
+/**
+ * ketw_write_flags() - log an event into every session that takes it
+ * @prov:  a registered provider.
+ * @desc:  the event's descriptor.
+ * @data:  the payload.
+ * @len:   its length in bytes.
+ * @flags: KETW_RECORD_* flags for the records.
+ *
+ * Context: any, NMI included; takes no lock.
+ *
+ * Return: the number of sessions that stored the event.
+ */
+int ketw_write_flags(struct ketw_provider *prov,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, size_t len, u16 flags)
+{
+	struct ketw_enable_set *set;
+	unsigned int bit, i;
+	bool nested;
+	int stored = 0;
+
+	/* Also an RCU read-side section for the enable set and sessions. */
+	preempt_disable_notrace();
+	bit = 1U << interrupt_context_level();
+	nested = this_cpu_read(ketw_recursion) & bit;
+	if (!nested)
+		this_cpu_or(ketw_recursion, bit);
+
+	set = rcu_dereference_sched(prov->enables);
+	for (i = 0; set && i < set->nr; i++) {
+		const struct ketw_enablement *e = &set->e[i];
+
+		if (!ketw_enable_match(e, desc))
+			continue;
+		if (unlikely(nested))
+			ketw_ring_lose(e->session->ring, KETW_LOSS_NESTED);
+		else
+			stored += ketw_session_log(e->session, prov->guid, desc,
+						   data, len, flags);
+	}
+
+	if (!nested)
+		this_cpu_and(ketw_recursion, ~bit);
+	preempt_enable_notrace();
+	return stored;
 }
 
 /**
@@ -50,58 +105,67 @@ int __ketw_write(struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len)
 {
-	struct ketw_enable_set *set;
-	unsigned int bit, i;
-	bool nested;
-	int stored = 0;
-
-	/* Also an RCU read-side section for the enable set and sessions. */
-	preempt_disable_notrace();
-	bit = 1U << interrupt_context_level();
-	nested = this_cpu_read(ketw_recursion) & bit;
-	if (!nested)
-		this_cpu_or(ketw_recursion, bit);
-
-	set = rcu_dereference_sched(prov->enables);
-	for (i = 0; set && i < set->nr; i++) {
-		const struct ketw_enable *e = &set->e[i];
-
-		if (!ketw_enable_match(e, desc))
-			continue;
-		if (unlikely(nested))
-			ketw_ring_lose(e->session->ring, KETW_LOSS_NESTED);
-		else
-			stored += ketw_session_log(e->session, prov->guid, desc,
-						   data, len, 0);
-	}
-
-	if (!nested)
-		this_cpu_and(ketw_recursion, ~bit);
-	preempt_enable_notrace();
-	return stored;
+	return ketw_write_flags(prov, desc, data, len, 0);
 }
 EXPORT_SYMBOL_GPL(__ketw_write);
 
-/* Does session @s take provider @prov, and with which filter? */
-static bool ketw_session_wants(struct ketw_session *s,
-			       struct ketw_provider *prov,
-			       struct ketw_enable *e)
+static bool ketw_enable_names(const struct ketw_session_enable *se,
+			      const struct ketw_provider *prov)
 {
-	/* Every provider, with the session's default filter. */
-	e->session = s;
-	e->level = s->attr.level;
-	e->match_any = s->attr.match_any;
-	e->match_all = s->attr.match_all;
-	return true;
+	if (memcmp(se->guid, ketw_zero_guid, KETW_GUID_SIZE))
+		return !memcmp(se->guid, prov->guid, KETW_GUID_SIZE);
+	return !strncmp(se->name, prov->name, KETW_NAME_MAX);
 }
 
 /*
- * Replace @prov's enable set by the old one without @drop and with @add
- * (either may be NULL), and set the static branch to match.
+ * The filter session @s applies to @prov: its explicit enable for it, or,
+ * with none enabled at all, the session's default filter. Returns false
+ * (and filter->enabled = 0) if the session does not take the provider.
+ */
+static bool ketw_session_filter(struct ketw_session *s,
+				const struct ketw_provider *prov,
+				struct ketw_filter *f)
+{
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	if (!s->nr_enables) {
+		f->enabled = 1;
+		f->level = s->attr.level;
+		f->match_any = s->attr.match_any;
+		f->match_all = s->attr.match_all;
+		return true;
+	}
+	for (i = 0; i < s->nr_enables; i++) {
+		if (ketw_enable_names(&s->enables[i], prov)) {
+			*f = s->enables[i].filter;
+			f->enabled = 1;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void ketw_enablement_init(struct ketw_enablement *e,
+				 struct ketw_session *s,
+				 const struct ketw_filter *f)
+{
+	e->session = s;
+	e->level = f->level;
+	e->match_any = f->match_any;
+	e->match_all = f->match_all;
+	bitmap_from_arr64(e->filtered, f->filtered.bits, KETW_EVENT_SET_BITS);
+	e->has_set = !bitmap_empty(e->filtered, KETW_EVENT_SET_BITS);
+}
+
+/*
+ * Replace @prov's enable set by the old one without @drop's entry and
+ * with @add (either may be NULL), in one swap, and set the static branch
+ * to match.
  */
 static void ketw_provider_update(struct ketw_provider *prov,
 				 struct ketw_session *drop,
-				 const struct ketw_enable *add)
+				 const struct ketw_enablement *add)
 {
 	struct ketw_enable_set *old, *new = NULL;
 	unsigned int i, n = 0, nr;
@@ -112,9 +176,9 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries (2 KiB): small enough
-		 * for __GFP_NOFAIL, so that stopping a session cannot fail
-		 * half way through its providers.
+		 * At most KETW_MAX_SESSIONS entries (about 12 KiB): small
+		 * enough for __GFP_NOFAIL, so that stopping a session
+		 * cannot fail half way through its providers.
 		 */
 		new = kmalloc(struct_size(new, e, nr),
 			      GFP_KERNEL | __GFP_NOFAIL);
@@ -138,6 +202,23 @@ static void ketw_provider_update(struct ketw_provider *prov,
 		kfree_rcu(old, rcu);
 }
 
+/* Put @s into @prov's enable set with its current filter, or take it out. */
+static void ketw_provider_resync(struct ketw_provider *prov,
+				 struct ketw_session *s)
+{
+	struct ketw_enablement *e;
+	struct ketw_filter f;
+
+	if (!ketw_session_filter(s, prov, &f)) {
+		ketw_provider_update(prov, s, NULL);
+		return;
+	}
+	e = kmalloc(sizeof(*e), GFP_KERNEL | __GFP_NOFAIL);
+	ketw_enablement_init(e, s, &f);
+	ketw_provider_update(prov, s, e);
+	kfree(e);
+}
+
 /**
  * ketw_providers_attach() - enable a starting session in its providers
  * @s: the session.
@@ -147,12 +228,10 @@ static void ketw_provider_update(struct ketw_provider *prov,
 void ketw_providers_attach(struct ketw_session *s)
 {
 	struct ketw_provider *prov;
-	struct ketw_enable e;
 
 	lockdep_assert_held(&ketw_mutex);
 	list_for_each_entry(prov, &ketw_providers, node)
-		if (ketw_session_wants(s, prov, &e))
-			ketw_provider_update(prov, NULL, &e);
+		ketw_provider_resync(prov, s);
 }
 
 /**
@@ -171,53 +250,458 @@ void ketw_providers_detach(struct ketw_session *s)
 		ketw_provider_update(prov, s, NULL);
 }
 
-static struct ketw_provider *ketw_provider_find(const u8 *guid,
-						const char *name)
+static void ketw_event_info_fill(struct ketw_event_info *ei,
+				 const struct ketw_provider *prov,
+				 const struct ketw_event_descriptor *d)
+{
+	unsigned int i;
+
+	memset(ei, 0, sizeof(*ei));
+	memcpy(ei->provider_guid, prov->guid, KETW_GUID_SIZE);
+	ei->id = d->id;
+	ei->type = d->type;
+	ei->level = d->level;
+	ei->version = d->version;
+	ei->keyword = d->keyword;
+	strscpy(ei->name, d->name ? d->name : "", sizeof(ei->name));
+	ei->nr_fields = min_t(u32, d->nr_fields, KETW_MAX_FIELDS);
+	for (i = 0; d->fields && i < ei->nr_fields; i++) {
+		const struct ketw_field *f = &d->fields[i];
+
+		strscpy(ei->fields[i].name, f->name ? f->name : "",
+			sizeof(ei->fields[i].name));
+		ei->fields[i].type = f->type;
+		ei->fields[i].offset = f->offset;
+		ei->fields[i].size = f->size;
+	}
+}
+
+static void ketw_provider_info_fill(struct ketw_provider_info *pi,
+				    struct ketw_provider *prov)
+{
+	struct ketw_enable_set *set;
+
+	memset(pi, 0, sizeof(*pi));
+	memcpy(pi->provider_guid, prov->guid, KETW_GUID_SIZE);
+	strscpy(pi->name, prov->name, sizeof(pi->name));
+	pi->nr_events = prov->nr_events;
+	pi->flags = prov->flags;
+	set = rcu_dereference_protected(prov->enables,
+					lockdep_is_held(&ketw_mutex));
+	pi->nr_sessions = set ? set->nr : 0;
+}
+
+/* Rundown of one provider: PROVIDER, then one EVENT_DESC per descriptor. */
+static void ketw_provider_rundown(struct ketw_session *s,
+				  struct ketw_provider *prov,
+				  struct ketw_event_info *ei)
+{
+	struct ketw_sys_provider sp = {};
+	unsigned int i;
+
+	memcpy(sp.provider_guid, prov->guid, KETW_GUID_SIZE);
+	strscpy(sp.name, prov->name, sizeof(sp.name));
+	sp.nr_events = prov->nr_events;
+	sp.flags = prov->flags;
+	ketw_session_log_system(s, KETW_SYS_PROVIDER, KETW_TYPE_DC_START,
+				&sp, sizeof(sp));
+	for (i = 0; i < prov->nr_events; i++) {
+		ketw_event_info_fill(ei, prov, &prov->events[i]);
+		ketw_session_log_system(s, KETW_SYS_EVENT_DESC,
+					KETW_TYPE_DC_START, ei, sizeof(*ei));
+	}
+}
+
+/**
+ * ketw_providers_rundown() - log the registry and the tasks into a session
+ * @s: the session.
+ *
+ * ETW's DC_START rundown, ThreadX's object registry: every provider
+ * (PROVIDER), its event descriptors (EVENT_DESC) and every thread (TASK),
+ * so that the trace decodes without this machine.
+ * Context: ketw_mutex held.
+ */
+void ketw_providers_rundown(struct ketw_session *s)
+{
+	struct ketw_provider *prov;
+	struct task_struct *p, *t;
+	struct ketw_sys_task st;
+	struct ketw_event_info *ei;
+
+	lockdep_assert_held(&ketw_mutex);
+	ei = kmalloc(sizeof(*ei), GFP_KERNEL);
+	if (ei) {
+		list_for_each_entry(prov, &ketw_providers, node)
+			ketw_provider_rundown(s, prov, ei);
+		kfree(ei);
+	} else {
+		struct ketw_sys_error e = { .error = -ENOMEM };
+
+		ketw_session_log_system(s, KETW_SYS_ERROR, KETW_TYPE_INFO,
+					&e, sizeof(e));
+	}
+
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		memset(&st, 0, sizeof(st));
+		st.process_id = task_tgid_nr(t);
+		st.thread_id = task_pid_nr(t);
+		get_task_comm(st.comm, t);
+		ketw_session_log_system(s, KETW_SYS_TASK, KETW_TYPE_DC_START,
+					&st, sizeof(st));
+	}
+	rcu_read_unlock();
+}
+
+static struct ketw_provider *ketw_provider_lookup(const u8 *guid,
+						  const char *name)
 {
 	struct ketw_provider *prov;
 
 	list_for_each_entry(prov, &ketw_providers, node)
 		if (!memcmp(prov->guid, guid, KETW_GUID_SIZE) ||
-		    !strcmp(prov->name, name))
+		    !strncmp(prov->name, name, KETW_NAME_MAX))
 			return prov;
 	return NULL;
 }
 
+/* The provider a request names: by name if it has one, else by GUID. */
+static bool ketw_req_names(const char *name, const u8 *guid,
+			   const struct ketw_provider *prov)
+{
+	if (name[0])
+		return !strncmp(name, prov->name, KETW_NAME_MAX);
+	return !memcmp(guid, prov->guid, KETW_GUID_SIZE);
+}
+
+static int ketw_req_check(const char *name, const u8 *guid)
+{
+	size_t n = strnlen(name, KETW_NAME_MAX);
+
+	if (n == KETW_NAME_MAX)
+		return -EINVAL;
+	if (!n && !memcmp(guid, ketw_zero_guid, KETW_GUID_SIZE))
+		return -EINVAL;
+	return 0;
+}
+
+/* Log FILTER for each registered provider whose filter in @s changed. */
+static void ketw_log_filter_changes(struct ketw_session *s,
+				    struct ketw_filter *old, unsigned int nr,
+				    const struct ketw_enable *req)
+{
+	struct ketw_provider *prov;
+	struct ketw_sys_filter *sf;
+	bool named_seen = false;
+	unsigned int i = 0;
+
+	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+	if (!sf)
+		return;
+	list_for_each_entry(prov, &ketw_providers, node) {
+		if (i >= nr)
+			break;
+		ketw_session_filter(s, prov, &sf->new_filter);
+		sf->old_filter = old[i++];
+		if (ketw_req_names(req->provider, req->guid, prov))
+			named_seen = true;
+		if (!memcmp(&sf->old_filter, &sf->new_filter,
+			    sizeof(sf->new_filter)))
+			continue;
+		memcpy(sf->provider_guid, prov->guid, KETW_GUID_SIZE);
+		ketw_session_log_system(s, KETW_SYS_FILTER, KETW_TYPE_INFO,
+					sf, sizeof(*sf));
+	}
+	if (!named_seen && req->provider[0] == 0) {
+		/* Not registered yet: say what changed for its GUID. */
+		memset(sf, 0, sizeof(*sf));
+		memcpy(sf->provider_guid, req->guid, KETW_GUID_SIZE);
+		sf->new_filter = req->filter;
+		sf->new_filter.enabled = !(req->flags & KETW_ENABLE_DISABLE);
+		ketw_session_log_system(s, KETW_SYS_FILTER, KETW_TYPE_INFO,
+					sf, sizeof(*sf));
+	}
+	kfree(sf);
+}
+
+/*
+ * Add, replace or remove @req's entry in @s->enables. Returns -ENOENT when
+ * removing one that is not there, -ENOSPC past KETW_MAX_ENABLES.
+ */
+static int ketw_session_enables_edit(struct ketw_session *s,
+				     const struct ketw_enable *req)
+{
+	struct ketw_session_enable *se, *arr;
+	unsigned int i;
+
+	for (i = 0; i < s->nr_enables; i++) {
+		se = &s->enables[i];
+		if (req->provider[0] ?
+		    !strncmp(se->name, req->provider, KETW_NAME_MAX) :
+		    !memcmp(se->guid, req->guid, KETW_GUID_SIZE))
+			break;
+	}
+	if (req->flags & KETW_ENABLE_DISABLE) {
+		if (i == s->nr_enables)
+			return -ENOENT;
+		s->enables[i] = s->enables[--s->nr_enables];
+		return 0;
+	}
+	if (i == s->nr_enables) {
+		if (s->nr_enables == KETW_MAX_ENABLES)
+			return -ENOSPC;
+		arr = krealloc_array(s->enables, s->nr_enables + 1,
+				     sizeof(*arr), GFP_KERNEL);
+		if (!arr)
+			return -ENOMEM;
+		s->enables = arr;
+		s->nr_enables++;
+	}
+	se = &s->enables[i];
+	memset(se, 0, sizeof(*se));
+	if (req->provider[0])
+		strscpy(se->name, req->provider, sizeof(se->name));
+	else
+		memcpy(se->guid, req->guid, KETW_GUID_SIZE);
+	se->filter = req->filter;
+	se->filter.enabled = 1;
+	return 0;
+}
+
+/**
+ * ketw_session_enable() - enable or disable a provider in a session
+ * @req: the request (struct ketw_enable, size already checked).
+ *
+ * Return: 0; -EINVAL for a bad request (level above 5, unknown flags, no
+ * provider named); -ENOENT for no such session, or disabling a provider
+ * the session does not enable; -ENOSPC past KETW_MAX_ENABLES; -ENOMEM.
+ */
+int ketw_session_enable(struct ketw_enable *req)
+{
+	struct ketw_filter *old = NULL;
+	struct ketw_provider *prov;
+	struct ketw_session *s;
+	unsigned int nr = 0;
+	int err;
+
+	if (req->flags & ~KETW_ENABLE_DISABLE ||
+	    req->filter.level > KETW_LEVEL_VERBOSE ||
+	    strnlen(req->session, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return -EINVAL;
+	err = ketw_req_check(req->provider, req->guid);
+	if (err)
+		return err;
+	s = ketw_session_get(req->session);
+	if (!s)
+		return -ENOENT;
+
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (s->state == KETW_STATE_RUNNING) {
+		list_for_each_entry(prov, &ketw_providers, node)
+			nr++;
+		old = kcalloc(nr, sizeof(*old), GFP_KERNEL);
+		if (nr && !old) {
+			err = -ENOMEM;
+			goto out;
+		}
+		nr = 0;
+		list_for_each_entry(prov, &ketw_providers, node)
+			ketw_session_filter(s, prov, &old[nr++]);
+	}
+	err = ketw_session_enables_edit(s, req);
+	if (err || s->state != KETW_STATE_RUNNING)
+		goto out;
+	/* Each provider's set changes in one swap: no event falls between. */
+	list_for_each_entry(prov, &ketw_providers, node)
+		ketw_provider_resync(prov, s);
+	ketw_log_filter_changes(s, old, nr, req);
+out:
+	mutex_unlock(&ketw_mutex);
+	kfree(old);
+	ketw_session_put(s);
+	return err;
+}
+
+/**
+ * ketw_session_get_filter() - the filter a session applies to a provider
+ * @req: in: session and provider; out: @req->filter (enabled = 0 if the
+ *       session does not take the provider).
+ *
+ * Return: 0; -EINVAL; -ENOENT for no such session.
+ */
+int ketw_session_get_filter(struct ketw_enable *req)
+{
+	struct ketw_provider tmp = {};
+	struct ketw_session *s;
+	int err;
+
+	if (req->flags || strnlen(req->session, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return -EINVAL;
+	err = ketw_req_check(req->provider, req->guid);
+	if (err)
+		return err;
+	s = ketw_session_get(req->session);
+	if (!s)
+		return -ENOENT;
+	mutex_lock(&ketw_mutex);
+	/* A stand-in: the provider need not be registered. */
+	memcpy(tmp.guid, req->guid, KETW_GUID_SIZE);
+	tmp.name = req->provider;
+	if (!req->provider[0]) {
+		struct ketw_provider *prov;
+
+		tmp.name = "";
+		list_for_each_entry(prov, &ketw_providers, node)
+			if (!memcmp(prov->guid, req->guid, KETW_GUID_SIZE))
+				tmp.name = prov->name;
+	} else {
+		struct ketw_provider *prov;
+
+		list_for_each_entry(prov, &ketw_providers, node)
+			if (!strncmp(prov->name, req->provider, KETW_NAME_MAX))
+				memcpy(tmp.guid, prov->guid, KETW_GUID_SIZE);
+	}
+	ketw_session_filter(s, &tmp, &req->filter);
+	mutex_unlock(&ketw_mutex);
+	ketw_session_put(s);
+	return 0;
+}
+
+/**
+ * ketw_providers_list() - copy the registry to user space
+ * @l: the request; @l->count is set to the number of providers.
+ *
+ * Return: 0; -EFAULT.
+ */
+int ketw_providers_list(struct ketw_list *l)
+{
+	struct ketw_provider_info __user *out = u64_to_user_ptr(l->entries);
+	struct ketw_provider_info pi;
+	struct ketw_provider *prov;
+	u32 n = 0;
+	int err = 0;
+
+	mutex_lock(&ketw_mutex);
+	list_for_each_entry(prov, &ketw_providers, node) {
+		if (n < l->capacity) {
+			ketw_provider_info_fill(&pi, prov);
+			if (copy_to_user(&out[n], &pi, sizeof(pi))) {
+				err = -EFAULT;
+				break;
+			}
+		}
+		n++;
+	}
+	mutex_unlock(&ketw_mutex);
+	l->count = n;
+	return err;
+}
+
+/**
+ * ketw_events_list() - copy one provider's event descriptors to user space
+ * @l: the request; @l->count is set to the number of descriptors.
+ *
+ * Return: 0; -EINVAL; -ENOENT for no such provider; -EFAULT; -ENOMEM.
+ */
+int ketw_events_list(struct ketw_list *l)
+{
+	struct ketw_event_info __user *out = u64_to_user_ptr(l->entries);
+	struct ketw_provider *prov, *found = NULL;
+	struct ketw_event_info *ei;
+	u32 i;
+	int err;
+
+	err = ketw_req_check(l->provider, l->guid);
+	if (err)
+		return err;
+	ei = kmalloc(sizeof(*ei), GFP_KERNEL);
+	if (!ei)
+		return -ENOMEM;
+	mutex_lock(&ketw_mutex);
+	list_for_each_entry(prov, &ketw_providers, node)
+		if (ketw_req_names(l->provider, l->guid, prov))
+			found = prov;
+	err = found ? 0 : -ENOENT;
+	for (i = 0; found && i < found->nr_events && i < l->capacity; i++) {
+		ketw_event_info_fill(ei, found, &found->events[i]);
+		if (copy_to_user(&out[i], ei, sizeof(*ei))) {
+			err = -EFAULT;
+			break;
+		}
+	}
+	l->count = found ? found->nr_events : 0;
+	mutex_unlock(&ketw_mutex);
+	kfree(ei);
+	return err;
+}
+
+static int ketw_provider_check(const struct ketw_provider *prov)
+{
+	size_t n = prov->name ? strnlen(prov->name, KETW_NAME_MAX) : 0;
+	unsigned int i;
+
+	if (!n || n == KETW_NAME_MAX ||
+	    !memcmp(prov->guid, ketw_zero_guid, KETW_GUID_SIZE) ||
+	    (prov->nr_events && !prov->events))
+		return -EINVAL;
+	for (i = 0; i < prov->nr_events; i++)
+		if (prov->events[i].nr_fields > KETW_MAX_FIELDS ||
+		    (prov->events[i].nr_fields && !prov->events[i].fields))
+			return -EINVAL;
+	return 0;
+}
+
 /**
  * ketw_provider_register() - make a provider known to ketw
- * @prov: the provider, defined with KETW_PROVIDER().
+ * @prov: the provider, defined with KETW_PROVIDER() or
+ *        KETW_PROVIDER_EVENTS().
  *
- * Running sessions that take the provider start receiving its events.
+ * Running sessions that take the provider log its rundown (PROVIDER and
+ * EVENT_DESC) and start receiving its events, including sessions that
+ * enabled it by name or GUID before it was registered.
  * Context: process; may sleep.
  *
- * Return: 0; -EINVAL for an empty, too long or badly formed name or the
- * all-zero GUID (reserved for system events); -EEXIST if a provider with
- * the same GUID or name is registered.
+ * Return: 0; -EINVAL for an empty, too long name, the all-zero GUID
+ * (reserved for system events), or descriptors with more than
+ * KETW_MAX_FIELDS fields; -EEXIST if a provider with the same GUID or
+ * name is registered; -ENOMEM.
  */
 int ketw_provider_register(struct ketw_provider *prov)
 {
-	static const u8 zero[KETW_GUID_SIZE];
+	struct ketw_event_info *ei;
 	struct ketw_session *s;
-	struct ketw_enable e;
-	size_t n;
+	struct ketw_filter f;
+	int err;
 
-	n = prov->name ? strnlen(prov->name, KETW_NAME_MAX) : 0;
-	if (!n || n == KETW_NAME_MAX || !memcmp(prov->guid, zero, sizeof(zero)))
-		return -EINVAL;
+	err = ketw_provider_check(prov);
+	if (err)
+		return err;
+	ei = kmalloc(sizeof(*ei), GFP_KERNEL);
+	if (!ei)
+		return -ENOMEM;
 
 	mutex_lock(&ketw_mutex);
-	if (ketw_provider_find(prov->guid, prov->name)) {
-		mutex_unlock(&ketw_mutex);
-		return -EEXIST;
+	if (ketw_provider_lookup(prov->guid, prov->name)) {
+		err = -EEXIST;
+		goto out;
 	}
 	RCU_INIT_POINTER(prov->enables, NULL);
 	list_add_tail(&prov->node, &ketw_providers);
-	list_for_each_entry(s, &ketw_sessions, node)
-		if (s->state == KETW_STATE_RUNNING &&
-		    ketw_session_wants(s, prov, &e))
-			ketw_provider_update(prov, NULL, &e);
+	list_for_each_entry(s, &ketw_sessions, node) {
+		if (s->state != KETW_STATE_RUNNING ||
+		    !ketw_session_filter(s, prov, &f))
+			continue;
+		ketw_provider_rundown(s, prov, ei);
+		ketw_provider_resync(prov, s);
+	}
+out:
 	mutex_unlock(&ketw_mutex);
-	return 0;
+	kfree(ei);
+	return err;
 }
 EXPORT_SYMBOL_GPL(ketw_provider_register);
 
@@ -225,7 +709,7 @@ EXPORT_SYMBOL_GPL(ketw_provider_register);
  * ketw_provider_unregister() - remove a provider
  * @prov: a registered provider.
  *
- * On return no CPU is inside __ketw_write() for @prov, so its module may
+ * On return no CPU is inside the write path for @prov, so its module may
  * go away. Context: process; may sleep.
  */
 void ketw_provider_unregister(struct ketw_provider *prov)
@@ -245,3 +729,48 @@ void ketw_provider_unregister(struct ketw_provider *prov)
 	kfree(old);
 }
 EXPORT_SYMBOL_GPL(ketw_provider_unregister);
+
+/* A provider registered from user space, owned by one file. */
+struct ketw_user_prov {
+	struct ketw_provider prov;
+	char name[KETW_NAME_MAX];
+};
+
+/**
+ * ketw_user_provider_register() - register a provider for a user process
+ * @up: the request (size already checked).
+ *
+ * Return: the provider, or ERR_PTR(-EINVAL / -EEXIST / -ENOMEM).
+ */
+struct ketw_provider *ketw_user_provider_register(const struct ketw_user_provider *up)
+{
+	struct ketw_user_prov *u;
+	int err;
+
+	if (up->flags || strnlen(up->name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return ERR_PTR(-EINVAL);
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return ERR_PTR(-ENOMEM);
+	u->prov.key = STATIC_KEY_FALSE_INIT;
+	memcpy(u->prov.guid, up->guid, KETW_GUID_SIZE);
+	strscpy(u->name, up->name, sizeof(u->name));
+	u->prov.name = u->name;
+	u->prov.flags = KETW_PROVIDER_USER;
+	err = ketw_provider_register(&u->prov);
+	if (err) {
+		kfree(u);
+		return ERR_PTR(err);
+	}
+	return &u->prov;
+}
+
+/**
+ * ketw_user_provider_unregister() - remove and free a user provider
+ * @prov: from ketw_user_provider_register().
+ */
+void ketw_user_provider_unregister(struct ketw_provider *prov)
+{
+	ketw_provider_unregister(prov);
+	kfree(container_of(prov, struct ketw_user_prov, prov));
+}

@@ -83,15 +83,18 @@ struct rb_meta {
 	u64 read;
 };
 
-#define RB_META_SAME(f) \
-	static_assert(offsetof(struct rb_meta, f) == \
-		      offsetof(struct ketw_meta_page, f))
-RB_META_SAME(commit);
-RB_META_SAME(oldest);
-RB_META_SAME(written);
-RB_META_SAME(truncated);
-RB_META_SAME(consumed);
-RB_META_SAME(read);
+static_assert(offsetof(struct rb_meta, commit) ==
+	      offsetof(struct ketw_meta_page, commit));
+static_assert(offsetof(struct rb_meta, oldest) ==
+	      offsetof(struct ketw_meta_page, oldest));
+static_assert(offsetof(struct rb_meta, written) ==
+	      offsetof(struct ketw_meta_page, written));
+static_assert(offsetof(struct rb_meta, truncated) ==
+	      offsetof(struct ketw_meta_page, truncated));
+static_assert(offsetof(struct rb_meta, consumed) ==
+	      offsetof(struct ketw_meta_page, consumed));
+static_assert(offsetof(struct rb_meta, read) ==
+	      offsetof(struct ketw_meta_page, read));
 static_assert(sizeof(struct rb_meta) == sizeof(struct ketw_meta_page));
 static_assert(sizeof(local_t) == sizeof(__u64));
 
@@ -575,9 +578,12 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 		continue;
 next_loop:
 		/* A writer took the record: its copy, if any, is dropped. */
+		/* Acquire pairs with the writer's cmpxchg on oldest. */
 		c = smp_load_acquire(&cb->meta->oldest);
-		if (rb_before(p, c))
+		if (rb_before(p, c)) {
+			/* Pairs with smp_wmb() before the commit store. */
 			p = smp_load_acquire(&cb->meta->commit);
+		}
 	}
 	if (!loop) {
 		/*
@@ -593,6 +599,7 @@ corrupt:
 	/* Only a reader scribbling on consumed gets here: resynchronise. */
 	pr_err_ratelimited("ketw: cpu%d: no record at position %u, skipping to %u\n",
 			   cpu, c, p);
+	/* Pairs with smp_load_acquire() of consumed in reserve. */
 	smp_store_release(&cb->meta->consumed, p);
 	return copied ? copied : ret;
 }
@@ -623,6 +630,7 @@ int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 
 	if (len < size)
 		return -EINVAL;
+	/* Pairs with smp_wmb() before the commit store in rb_end(). */
 	to = smp_load_acquire(&cb->meta->commit);
 	from = rb_tail(ring, cb);
 	if (to - from > size)
@@ -710,8 +718,13 @@ void ketw_ring_commits(struct ketw_ring *ring, u32 *commits)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		commits[cpu] = smp_load_acquire(&per_cpu_ptr(ring->cpus, cpu)->meta->commit);
+	struct rb_cpu *cb;
+
+	for_each_possible_cpu(cpu) {
+		cb = per_cpu_ptr(ring->cpus, cpu);
+		/* Pairs with smp_wmb() before the commit store in rb_end(). */
+		commits[cpu] = smp_load_acquire(&cb->meta->commit);
+	}
 }
 
 /**
@@ -929,7 +942,8 @@ static int rb_cpu_init(struct ketw_ring *ring, struct rb_cpu *cb, int cpu)
 	cb->meta_page = alloc_pages_node(cpu_to_node(cpu), gfp, 0);
 	if (!cb->meta_page)
 		return -ENOMEM;
-	cb->meta = m = page_address(cb->meta_page);
+	m = page_address(cb->meta_page);
+	cb->meta = m;
 	m->version = KETW_META_VERSION;
 	m->meta_size = sizeof(struct ketw_meta_page);
 	m->cpu = cpu;

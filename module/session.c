@@ -59,7 +59,8 @@ static int ketw_attr_normalise(struct ketw_session_attr *a)
 	u64 bytes;
 	u32 max_span;
 
-	if (a->flags || a->reserved0 || !ketw_name_valid(a->name))
+	if (a->flags & ~KETW_SESSION_FLAGS || a->reserved0 ||
+	    !ketw_name_valid(a->name))
 		return -EINVAL;
 	if (!a->buffer_kb)
 		a->buffer_kb = KETW_BUFFER_KB_DEFAULT;
@@ -211,6 +212,7 @@ static void ketw_session_release(struct kref *kref)
 	ketw_ring_quiesce(s->ring);
 	cancel_work_sync(&s->auto_stop);
 	ketw_ring_free(s->ring);
+	kfree(s->enables);
 	kfree(s);
 	/* Safe: every caller is inside a file operation of this module. */
 	module_put(THIS_MODULE);
@@ -221,11 +223,21 @@ void ketw_session_put(struct ketw_session *s)
 	kref_put(&s->kref, ketw_session_release);
 }
 
-/* Log a system event on the current CPU, bypassing every filter. */
-static void ketw_session_log_system(struct ketw_session *s, u32 id,
-				    const void *data, size_t len)
+/**
+ * ketw_session_log_system() - log a system event on the current CPU
+ * @s:    the session.
+ * @id:   KETW_SYS_*.
+ * @type: KETW_TYPE_INFO, or KETW_TYPE_DC_START for rundown events.
+ * @data: the payload.
+ * @len:  its length.
+ *
+ * Bypasses every filter; callers hold ketw_mutex or otherwise know the
+ * session is alive.
+ */
+void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
+			     const void *data, size_t len)
 {
-	struct ketw_event_descriptor desc = { .id = id, .type = KETW_TYPE_INFO };
+	struct ketw_event_descriptor desc = { .id = id, .type = type };
 
 	preempt_disable();
 	ketw_session_log(s, ketw_system_guid, &desc, data, len,
@@ -289,7 +301,11 @@ int ketw_session_start(struct ketw_session *s)
 		st.level = s->attr.level;
 		st.match_any = s->attr.match_any;
 		st.match_all = s->attr.match_all;
-		ketw_session_log_system(s, KETW_SYS_START, &st, sizeof(st));
+		ketw_session_log_system(s, KETW_SYS_START, KETW_TYPE_INFO,
+					&st, sizeof(st));
+		/* The registry, so that the trace decodes on its own. */
+		if (!(s->attr.flags & KETW_SESSION_NO_RUNDOWN))
+			ketw_providers_rundown(s);
 		WRITE_ONCE(s->state, KETW_STATE_RUNNING);
 		ketw_providers_attach(s);
 	}
@@ -307,7 +323,7 @@ static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop)
 	synchronize_rcu();
 	/* Report losses after each CPU's last record, on that CPU. */
 	on_each_cpu(ketw_session_report_lost, s, 1);
-	ketw_session_log_system(s, KETW_SYS_STOP, &st, sizeof(st));
+	ketw_session_log_system(s, KETW_SYS_STOP, KETW_TYPE_INFO, &st, sizeof(st));
 	WRITE_ONCE(s->state, KETW_STATE_SUSPENDED);
 	ketw_ring_wake(s->ring);
 }
@@ -415,8 +431,13 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 
 	if (dlen < len)
 		flags |= KETW_RECORD_TRUNCATED;
+	/*
+	 * System events may use UNTIL_FULL's reserve, but not rundown
+	 * records (DC_START): a big rundown must not leave STOP without room.
+	 */
 	if (!ketw_ring_reserve(s->ring, KETW_RECORD_SPAN(size),
-			       flags & KETW_RECORD_SYSTEM, &r))
+			       (flags & KETW_RECORD_SYSTEM) &&
+			       desc->type != KETW_TYPE_DC_START, &r))
 		return false;
 
 	h = r.rec;
@@ -587,7 +608,7 @@ int ketw_session_flush(struct ketw_session *s)
 		return err;
 	}
 	s->flushing = true;
-	ketw_session_log_system(s, KETW_SYS_FLUSH_START, NULL, 0);
+	ketw_session_log_system(s, KETW_SYS_FLUSH_START, KETW_TYPE_INFO, NULL, 0);
 	ketw_ring_commits(s->ring, commits);
 	mutex_unlock(&ketw_mutex);
 
@@ -605,13 +626,34 @@ int ketw_session_flush(struct ketw_session *s)
 
 	mutex_lock(&ketw_mutex);
 	if (err == -ETIMEDOUT) {
-		ketw_session_log_system(s, KETW_SYS_ERROR, &e, sizeof(e));
+		ketw_session_log_system(s, KETW_SYS_ERROR, KETW_TYPE_INFO, &e, sizeof(e));
 		if (!s->flush_error)
 			s->flush_error = err;
 	}
-	ketw_session_log_system(s, KETW_SYS_FLUSH_STOP, NULL, 0);
+	ketw_session_log_system(s, KETW_SYS_FLUSH_STOP, KETW_TYPE_INFO, NULL, 0);
 	s->flushing = false;
 	mutex_unlock(&ketw_mutex);
 	kfree(commits);
+	return err;
+}
+
+/**
+ * ketw_session_rundown() - log the registry and tasks on request
+ * @s: a running session.
+ *
+ * Return: 0; -EALREADY if not running; -ENOENT if destroyed.
+ */
+int ketw_session_rundown(struct ketw_session *s)
+{
+	int err = 0;
+
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed)
+		err = -ENOENT;
+	else if (s->state != KETW_STATE_RUNNING)
+		err = -EALREADY;
+	else
+		ketw_providers_rundown(s);
+	mutex_unlock(&ketw_mutex);
 	return err;
 }

@@ -22,11 +22,38 @@
 #define _KETW_H
 
 #include <linux/jump_label.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <uapi/linux/ketw.h>
 
 struct ketw_enable_set;
+
+/**
+ * struct ketw_field - one field of an event's payload, for decoders
+ * @name:   the field's name (at most KETW_FIELD_NAME_MAX - 1 characters).
+ * @type:   KETW_FIELD_*.
+ * @offset: byte offset in the payload.
+ * @size:   bytes; for KETW_FIELD_STRING and KETW_FIELD_BINARY, 0 means
+ *          "to the end of the payload".
+ */
+struct ketw_field {
+	const char *name;
+	u16 type;
+	u16 offset;
+	u16 size;
+};
+
+/**
+ * KETW_FIELD() - describe a member of a payload struct
+ * @st:    the payload struct type.
+ * @mem:   the member.
+ * @ftype: KETW_FIELD_*.
+ */
+#define KETW_FIELD(st, mem, ftype)					\
+	{ .name = #mem, .type = ftype, .offset = offsetof(st, mem),	\
+	  .size = sizeof_field(st, mem) }
 
 /**
  * struct ketw_event_descriptor - what an event is (ETW EVENT_DESCRIPTOR)
@@ -37,6 +64,8 @@ struct ketw_enable_set;
  * @version: version of the payload layout.
  * @keyword: keyword bits; 0 passes every keyword filter.
  * @name:    the event's name.
+ * @fields:  the payload's layout (may be NULL), for rundown and decoders.
+ * @nr_fields: entries in @fields, at most KETW_MAX_FIELDS.
  */
 struct ketw_event_descriptor {
 	u32 id;
@@ -45,6 +74,8 @@ struct ketw_event_descriptor {
 	u16 version;
 	u64 keyword;
 	const char *name;
+	const struct ketw_field *fields;
+	u32 nr_fields;
 };
 
 /**
@@ -53,6 +84,10 @@ struct ketw_event_descriptor {
  *           ketw patches it, providers only test it (ketw_enabled()).
  * @guid:    the provider's GUID, in the byte order of its textual form.
  * @name:    the provider's name, 1 to KETW_NAME_MAX - 1 characters.
+ * @events:  the provider's event descriptors (may be NULL), listed by
+ *           KETW_IOC_EVENTS and logged in rundowns.
+ * @nr_events: entries in @events.
+ * @flags:   ketw-private: KETW_PROVIDER_*.
  * @node:    ketw-private: the registry list.
  * @enables: ketw-private: the sessions enabling the provider (RCU).
  */
@@ -60,6 +95,9 @@ struct ketw_provider {
 	struct static_key_false key;
 	u8 guid[KETW_GUID_SIZE];
 	const char *name;
+	const struct ketw_event_descriptor *events;
+	u32 nr_events;
+	u32 flags;
 	struct list_head node;
 	struct ketw_enable_set __rcu *enables;
 };
@@ -74,8 +112,24 @@ struct ketw_provider {
 #define KETW_PROVIDER(var, pname, ...)				\
 	struct ketw_provider var = {				\
 		.key = STATIC_KEY_FALSE_INIT,			\
-		.guid = __VA_ARGS__,							\
+		.guid = __VA_ARGS__,				\
 		.name = pname,					\
+	}
+
+/**
+ * KETW_PROVIDER_EVENTS() - define a provider with its event descriptors
+ * @var:   the variable.
+ * @pname: the provider's name (a string literal).
+ * @table: an array of struct ketw_event_descriptor.
+ * @...:   the GUID: a braced list of its 16 bytes.
+ */
+#define KETW_PROVIDER_EVENTS(var, pname, table, ...)		\
+	struct ketw_provider var = {				\
+		.key = STATIC_KEY_FALSE_INIT,			\
+		.guid = __VA_ARGS__,				\
+		.name = pname,					\
+		.events = table,				\
+		.nr_events = ARRAY_SIZE(table),			\
 	}
 
 int ketw_provider_register(struct ketw_provider *prov);

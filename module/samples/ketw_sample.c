@@ -15,16 +15,47 @@
 
 #define KETW_SAMPLE_MAX_EMIT	10000000
 
-static KETW_PROVIDER(sample_provider, KETW_SAMPLE_NAME, KETW_SAMPLE_GUID_BYTES);
-
-static const struct ketw_event_descriptor sample_tick = {
-	.id		= KETW_SAMPLE_EV_TICK,
-	.type		= KETW_SAMPLE_TICK_TYPE,
-	.level		= KETW_SAMPLE_TICK_LEVEL,
-	.version	= KETW_SAMPLE_TICK_VERSION,
-	.keyword	= KETW_SAMPLE_TICK_KEYWORD,
-	.name		= "tick",
+static const struct ketw_field sample_tick_fields[] = {
+	KETW_FIELD(struct ketw_sample_tick, index, KETW_FIELD_U32),
+	KETW_FIELD(struct ketw_sample_tick, magic, KETW_FIELD_HEX32),
+	KETW_FIELD(struct ketw_sample_tick, value, KETW_FIELD_U64),
+	{ .name = "tail", .type = KETW_FIELD_BINARY,
+	  .offset = sizeof(struct ketw_sample_tick), .size = 0 },
 };
+
+static const struct ketw_field sample_warn_fields[] = {
+	KETW_FIELD(struct ketw_sample_warn, index, KETW_FIELD_U32),
+	KETW_FIELD(struct ketw_sample_warn, code, KETW_FIELD_U32),
+	KETW_FIELD(struct ketw_sample_warn, text, KETW_FIELD_STRING),
+};
+
+static const struct ketw_event_descriptor sample_events[] = {
+	{
+		.id		= KETW_SAMPLE_EV_TICK,
+		.type		= KETW_SAMPLE_TICK_TYPE,
+		.level		= KETW_SAMPLE_TICK_LEVEL,
+		.version	= KETW_SAMPLE_TICK_VERSION,
+		.keyword	= KETW_SAMPLE_TICK_KEYWORD,
+		.name		= "tick",
+		.fields		= sample_tick_fields,
+		.nr_fields	= ARRAY_SIZE(sample_tick_fields),
+	}, {
+		.id		= KETW_SAMPLE_EV_WARN,
+		.type		= KETW_SAMPLE_WARN_TYPE,
+		.level		= KETW_SAMPLE_WARN_LEVEL,
+		.version	= KETW_SAMPLE_WARN_VERSION,
+		.keyword	= KETW_SAMPLE_WARN_KEYWORD,
+		.name		= "warn",
+		.fields		= sample_warn_fields,
+		.nr_fields	= ARRAY_SIZE(sample_warn_fields),
+	},
+};
+
+#define sample_tick	(&sample_events[0])
+#define sample_warn	(&sample_events[1])
+
+static KETW_PROVIDER_EVENTS(sample_provider, KETW_SAMPLE_NAME, sample_events,
+			    KETW_SAMPLE_GUID_BYTES);
 
 static atomic64_t sample_emitted = ATOMIC64_INIT(0);
 static atomic64_t sample_stored = ATOMIC64_INIT(0);
@@ -43,14 +74,25 @@ static void sample_emit_one(u32 index)
 	ev.tick.value = (u64)index * 3 + 1;
 	for (k = 0; k < tail; k++)
 		ev.tail[k] = (index + k) & 0xff;
-	stored = ketw_write(&sample_provider, &sample_tick, &ev,
+	stored = ketw_write(&sample_provider, sample_tick, &ev,
 			    sizeof(ev.tick) + tail);
 	atomic64_inc(&sample_emitted);
 	atomic64_add(stored, &sample_stored);
 }
 
+static void sample_warn_one(u32 index)
+{
+	struct ketw_sample_warn ev = { .index = index, .code = index * 5 };
+
+	strscpy(ev.text, "warning", sizeof(ev.text));
+	atomic64_add(ketw_write(&sample_provider, sample_warn, &ev, sizeof(ev)),
+		     &sample_stored);
+	atomic64_inc(&sample_emitted);
+}
+
 static int sample_emit_set(const char *val, const struct kernel_param *kp)
 {
+	void (*one)(u32 index) = kp->arg;
 	u32 n, i;
 	int err;
 
@@ -60,7 +102,7 @@ static int sample_emit_set(const char *val, const struct kernel_param *kp)
 	if (n > KETW_SAMPLE_MAX_EMIT)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		sample_emit_one(i);
+		one(i);
 		if ((i & 1023) == 1023)
 			cond_resched();
 	}
@@ -71,8 +113,10 @@ static const struct kernel_param_ops sample_emit_ops = {
 	.set = sample_emit_set,
 	.get = NULL,
 };
-module_param_cb(emit, &sample_emit_ops, NULL, 0200);
+module_param_cb(emit, &sample_emit_ops, sample_emit_one, 0200);
 MODULE_PARM_DESC(emit, "write N: log N tick events from the writing task");
+module_param_cb(emit_warn, &sample_emit_ops, sample_warn_one, 0200);
+MODULE_PARM_DESC(emit_warn, "write N: log N warn events from the writing task");
 
 static int sample_counter_get(char *buf, const struct kernel_param *kp)
 {

@@ -3,7 +3,7 @@
  * ketw_sample: the provider that tests and the demo drive.
  *
  * Writing N to /sys/module/ketw_sample/parameters/emit logs N events of
- * KETW_SAMPLE_EV_TICK from the writing task. Event i carries
+ * KETW_SAMPLE_EV_TICK from the writing task (emit_warn: KETW_SAMPLE_EV_WARN). Event i carries
  * struct ketw_sample_tick followed by (i % KETW_SAMPLE_TAIL_MOD) tail bytes,
  * tail byte k being (i + k) & 0xff.
  */
@@ -23,6 +23,13 @@
 #define KETW_SAMPLE_TICK_VERSION 2
 #define KETW_SAMPLE_TICK_KEYWORD 0x1ULL
 
+/* A second event, for filters: writing N to "emit_warn" logs N of them. */
+#define KETW_SAMPLE_EV_WARN	2
+#define KETW_SAMPLE_WARN_TYPE	KETW_TYPE_INFO
+#define KETW_SAMPLE_WARN_LEVEL	3	/* KETW_LEVEL_WARNING */
+#define KETW_SAMPLE_WARN_VERSION 1
+#define KETW_SAMPLE_WARN_KEYWORD 0x2ULL
+
 #define KETW_SAMPLE_MAGIC	0x6b657477	/* "ketw" */
 #define KETW_SAMPLE_TAIL_MOD	32
 
@@ -30,6 +37,12 @@ struct ketw_sample_tick {
 	__u32 index;	/* 0..N-1 within one write to "emit" */
 	__u32 magic;	/* KETW_SAMPLE_MAGIC */
 	__u64 value;	/* index * 3 + 1 */
+};
+
+struct ketw_sample_warn {
+	__u32 index;	/* 0..N-1 within one write to "emit_warn" */
+	__u32 code;	/* index * 5 */
+	char  text[16];	/* "warning", NUL-padded */
 };
 
 #endif /* _KETW_SAMPLE_H */

@@ -157,7 +157,7 @@ TEST_F(dev, bad_attributes_are_einval)
 		EXPECT_EQ(err, errno);					\
 	} while (0)
 
-	EXPECT_CREATE_FAILS(EINVAL, flags, 1);
+	EXPECT_CREATE_FAILS(EINVAL, flags, KETW_SESSION_FLAGS + 1);
 	EXPECT_CREATE_FAILS(EINVAL, reserved0, 1);
 	EXPECT_CREATE_FAILS(EINVAL, policy, 4);
 	EXPECT_CREATE_FAILS(EINVAL, clock, 99);

@@ -35,10 +35,15 @@ static inline int ketw_open(void)
 	return open(KETW_DEVICE, O_RDWR | O_CLOEXEC);
 }
 
+/*
+ * Attributes for a test session: no rundown, so that tests can count
+ * records exactly (provider_test covers rundowns).
+ */
 static inline void ketw_attr_init(struct ketw_session_attr *a, const char *name)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
+	a->flags = KETW_SESSION_NO_RUNDOWN;
 	snprintf(a->name, sizeof(a->name), "%s", name);
 }
 

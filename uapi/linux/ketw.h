@@ -109,6 +109,10 @@ struct ketw_event_header {
 #define KETW_SYS_FLUSH_START	6
 #define KETW_SYS_FLUSH_STOP	7
 #define KETW_SYS_ERROR		8
+/* Rundown (type KETW_TYPE_DC_START): the registry, so a trace decodes alone. */
+#define KETW_SYS_PROVIDER	16 /* payload: struct ketw_sys_provider */
+#define KETW_SYS_EVENT_DESC	17 /* payload: struct ketw_event_info */
+#define KETW_SYS_TASK		18 /* payload: struct ketw_sys_task */
 
 /* The all-zero GUID stamped on system events. */
 #define KETW_SYSTEM_PROVIDER_NAME "ketw"
@@ -142,6 +146,239 @@ struct ketw_sys_error {
 	__u32 reserved;
 };
 
+/*
+ * POSIX event sets: a bit per event id below KETW_EVENT_SET_BITS. In a
+ * filter, the set lists the ids that are filtered out (posix_trace_set_filter);
+ * events with larger ids are never filtered. libketw has the set operations
+ * (empty, fill, add, del, ismember).
+ */
+#define KETW_EVENT_SET_BITS	1024
+struct ketw_event_set {
+	__u64 bits[KETW_EVENT_SET_BITS / 64];
+};
+
+/**
+ * struct ketw_filter - one provider's filter in a session (ETW EnableTraceEx2)
+ * @level:     highest level taken; 0 takes all.
+ * @enabled:   1 if the provider is enabled in the session, 0 if not.
+ * @match_any: an event's keyword must share a bit with it (0: no test).
+ * @match_all: an event's keyword must hold all its bits.
+ * @filtered:  event ids filtered out.
+ */
+struct ketw_filter {
+	__u32 level;
+	__u32 enabled;
+	__u64 match_any;
+	__u64 match_all;
+	struct ketw_event_set filtered;
+};
+
+/* FILTER: a running session's filter for a provider changed. */
+struct ketw_sys_filter {
+	__u8  provider_guid[KETW_GUID_SIZE];
+	struct ketw_filter old_filter;
+	struct ketw_filter new_filter;
+};
+
+struct ketw_sys_provider {
+	__u8  provider_guid[KETW_GUID_SIZE];
+	char  name[KETW_NAME_MAX];
+	__u32 nr_events;
+	__u32 flags;			/* KETW_PROVIDER_* */
+};
+
+#define KETW_TASK_COMM_LEN	16
+struct ketw_sys_task {
+	__u32 process_id;
+	__u32 thread_id;
+	char  comm[KETW_TASK_COMM_LEN];
+};
+
+/* Payload field types, for struct ketw_field_info. */
+#define KETW_FIELD_U8		1
+#define KETW_FIELD_U16		2
+#define KETW_FIELD_U32		3
+#define KETW_FIELD_U64		4
+#define KETW_FIELD_S8		5
+#define KETW_FIELD_S16		6
+#define KETW_FIELD_S32		7
+#define KETW_FIELD_S64		8
+#define KETW_FIELD_HEX32	9	/* shown in hex */
+#define KETW_FIELD_HEX64	10
+#define KETW_FIELD_STRING	11	/* NUL-terminated or up to size / the payload's end */
+#define KETW_FIELD_BINARY	12	/* size bytes; 0: to the payload's end */
+#define KETW_FIELD_GUID		13
+
+#define KETW_FIELD_NAME_MAX	24
+#define KETW_MAX_FIELDS		16
+
+/**
+ * struct ketw_field_info - one field of an event's payload
+ * @name:   NUL-terminated.
+ * @type:   KETW_FIELD_*.
+ * @offset: byte offset in the payload.
+ * @size:   bytes; for STRING and BINARY 0 means "to the payload's end".
+ * @reserved: 0.
+ */
+struct ketw_field_info {
+	char  name[KETW_FIELD_NAME_MAX];
+	__u16 type;
+	__u16 offset;
+	__u16 size;
+	__u16 reserved;
+};
+
+/**
+ * struct ketw_event_info - an event descriptor, as listed and in rundowns
+ * @provider_guid: its provider.
+ * @id:            the provider's event id.
+ * @type:          KETW_TYPE_*.
+ * @level:         KETW_LEVEL_*.
+ * @version:       payload layout version.
+ * @keyword:       keyword bits.
+ * @name:          NUL-terminated.
+ * @nr_fields:     entries used in @fields.
+ * @reserved:      0.
+ * @fields:        the payload layout.
+ */
+struct ketw_event_info {
+	__u8  provider_guid[KETW_GUID_SIZE];
+	__u32 id;
+	__u8  type;
+	__u8  level;
+	__u16 version;
+	__u64 keyword;
+	char  name[KETW_NAME_MAX];
+	__u32 nr_fields;
+	__u32 reserved;
+	struct ketw_field_info fields[KETW_MAX_FIELDS];
+};
+
+/* Provider flags. */
+#define KETW_PROVIDER_USER	_BITUL(0)	/* registered from user space */
+
+/**
+ * struct ketw_provider_info - a registered provider, as listed
+ * @provider_guid: the GUID.
+ * @name:          NUL-terminated.
+ * @nr_events:     descriptors it declared.
+ * @flags:         KETW_PROVIDER_*.
+ * @nr_sessions:   running sessions that enable it now.
+ * @reserved:      0.
+ */
+struct ketw_provider_info {
+	__u8  provider_guid[KETW_GUID_SIZE];
+	char  name[KETW_NAME_MAX];
+	__u32 nr_events;
+	__u32 flags;
+	__u32 nr_sessions;
+	__u32 reserved;
+};
+
+/**
+ * struct ketw_list - list providers, or one provider's events
+ * @size:     sizeof(struct ketw_list) as the caller knows it.
+ * @capacity: in: entries @entries can hold.
+ * @count:    out: entries there are (may exceed @capacity: call again).
+ * @reserved: 0.
+ * @provider: EVENTS only: the provider's name, or "" to use @guid.
+ * @guid:     EVENTS only: the provider's GUID when @provider is "".
+ * @entries:  user address of an array of struct ketw_provider_info
+ *            (PROVIDERS) or struct ketw_event_info (EVENTS).
+ */
+struct ketw_list {
+	__u32 size;
+	__u32 capacity;
+	__u32 count;
+	__u32 reserved;
+	char  provider[KETW_NAME_MAX];
+	__u8  guid[KETW_GUID_SIZE];
+	__u64 entries;
+};
+
+/* Flags of struct ketw_enable. */
+#define KETW_ENABLE_DISABLE	_BITUL(0)	/* remove the provider from the session */
+
+/**
+ * struct ketw_enable - enable (or disable) a provider in a session
+ * @size:     sizeof(struct ketw_enable) as the caller knows it.
+ * @flags:    KETW_ENABLE_*.
+ * @session:  the session's name.
+ * @provider: the provider's name, or "" to name it by @guid.
+ * @guid:     the provider's GUID when @provider is "".
+ * @filter:   level, keywords and event set (@filter.enabled is ignored).
+ *
+ * A session with no provider enabled takes every provider with its own
+ * default filter (struct ketw_session_attr). Once one is enabled, it takes
+ * exactly those enabled. A provider need not be registered yet: the
+ * session takes its events from when it registers. On a running session a
+ * change logs FILTER with the old and new filter.
+ */
+struct ketw_enable {
+	__u32 size;
+	__u32 flags;
+	char  session[KETW_NAME_MAX];
+	char  provider[KETW_NAME_MAX];
+	__u8  guid[KETW_GUID_SIZE];
+	struct ketw_filter filter;
+};
+
+#define KETW_MAX_ENABLES	64	/* providers enabled in one session */
+
+/**
+ * struct ketw_user_provider - register a provider from user space
+ * @size:   sizeof(struct ketw_user_provider) as the caller knows it.
+ * @flags:  0.
+ * @guid:   not all zero.
+ * @name:   1 to KETW_NAME_MAX - 1 characters.
+ *
+ * The provider belongs to the file it was registered on, one per file,
+ * and goes away when that file is closed.
+ */
+struct ketw_user_provider {
+	__u32 size;
+	__u32 flags;
+	__u8  guid[KETW_GUID_SIZE];
+	char  name[KETW_NAME_MAX];
+};
+
+/**
+ * struct ketw_user_event - log an event through this file's user provider
+ * @size:     sizeof(struct ketw_user_event) as the caller knows it.
+ * @id:       event id.
+ * @type:     KETW_TYPE_*.
+ * @level:    KETW_LEVEL_*.
+ * @version:  payload layout version.
+ * @keyword:  keyword bits.
+ * @data:     user address of the payload.
+ * @len:      payload bytes, at most KETW_MAX_DATA_SIZE (else EINVAL);
+ *            sessions keep up to their max_data_size and flag the rest
+ *            KETW_RECORD_TRUNCATED.
+ * @reserved: 0.
+ *
+ * The record's thread and process ids are the caller's, set by the
+ * kernel. The ioctl returns the number of sessions that stored it.
+ */
+struct ketw_user_event {
+	__u32 size;
+	__u32 id;
+	__u8  type;
+	__u8  level;
+	__u16 version;
+	__u32 reserved;
+	__u64 keyword;
+	__u64 data;
+	__u32 len;
+	__u32 reserved1;
+};
+
+/*
+ * /dev/ketw_user: a second node, mode 0666, that takes only the user
+ * provider ioctls. Opening it needs CAP_SYS_ADMIN, or membership of the
+ * group given by ketw's module parameter user_gid (default: none).
+ */
+#define KETW_USER_DEVICE	"/dev/ketw_user"
+
 /* Full policies (POSIX stream-full-policy). */
 #define KETW_POLICY_LOOP	1  /* overwrite the oldest records (flight recorder) */
 #define KETW_POLICY_UNTIL_FULL	2  /* stop the session when a buffer is full */
@@ -161,7 +398,7 @@ struct ketw_sys_error {
  * takes at most half a buffer minus this, and UNTIL_FULL keeps this much
  * free so that its final OVERFLOW, RESUME and STOP always fit.
  */
-#define KETW_SYSTEM_RESERVE	512
+#define KETW_SYSTEM_RESERVE	1024
 #define KETW_MAX_DATA_DEFAULT	4096
 #define KETW_POLICY_DEFAULT	KETW_POLICY_LOOP
 #define KETW_CLOCK_DEFAULT	KETW_CLOCK_MONO
@@ -169,7 +406,7 @@ struct ketw_sys_error {
 /**
  * struct ketw_session_attr - attributes of a session (create and get)
  * @size:          sizeof(struct ketw_session_attr) as the caller knows it.
- * @flags:         must be 0.
+ * @flags:         KETW_SESSION_* flags.
  * @name:          NUL-terminated name: [A-Za-z0-9_.-], 1 to 31 characters.
  * @buffer_kb:     per-CPU data area in KiB, rounded up to a power of two
  *                 pages; KETW_BUFFER_KB_MIN..KETW_BUFFER_KB_MAX, 0 = default.
@@ -213,6 +450,14 @@ struct ketw_session_attr {
 };
 
 #define KETW_SESSION_ATTR_SIZE_VER0	112
+
+/*
+ * Session flags. By default START is followed by a rundown (PROVIDER,
+ * EVENT_DESC and TASK records, type DC_START); NO_RUNDOWN leaves it out,
+ * for small flight-recorder buffers. KETW_IOC_RUNDOWN logs one anyway.
+ */
+#define KETW_SESSION_NO_RUNDOWN	_BITUL(0)
+#define KETW_SESSION_FLAGS	KETW_SESSION_NO_RUNDOWN
 
 /* Session states (POSIX stream status). */
 #define KETW_STATE_CREATED	0  /* never started */
@@ -416,5 +661,12 @@ struct ketw_meta_page {
 #define KETW_IOC_STATUS		_IOWR(KETW_IOC_MAGIC, 8, struct ketw_session_status)
 #define KETW_IOC_SNAPSHOT	_IOWR(KETW_IOC_MAGIC, 9, struct ketw_snapshot)
 #define KETW_IOC_FLUSH		_IOW(KETW_IOC_MAGIC, 10, struct ketw_session_ref)
+#define KETW_IOC_ENABLE		_IOW(KETW_IOC_MAGIC, 11, struct ketw_enable)
+#define KETW_IOC_GET_FILTER	_IOWR(KETW_IOC_MAGIC, 12, struct ketw_enable)
+#define KETW_IOC_PROVIDERS	_IOWR(KETW_IOC_MAGIC, 13, struct ketw_list)
+#define KETW_IOC_EVENTS		_IOWR(KETW_IOC_MAGIC, 14, struct ketw_list)
+#define KETW_IOC_RUNDOWN	_IOW(KETW_IOC_MAGIC, 15, struct ketw_session_ref)
+#define KETW_IOC_USER_REGISTER	_IOW(KETW_IOC_MAGIC, 16, struct ketw_user_provider)
+#define KETW_IOC_USER_WRITE	_IOW(KETW_IOC_MAGIC, 17, struct ketw_user_event)
 
 #endif /* _UAPI_LINUX_KETW_H */
