@@ -43,8 +43,10 @@ extern struct list_head ketw_sessions;
  * @overrun_seen: losses reported by the last STATUS; under ketw_mutex.
  * @flushing:   a FLUSH is running; under ketw_mutex.
  * @flush_error: first error of a flush not yet reported; under ketw_mutex.
- * @enables:    providers enabled explicitly (none: all, with @attr's
- *              filter); under ketw_mutex.
+ * @explicit:   a provider was ever enabled: the session takes only
+ *              those in @enables, else every provider with @attr's
+ *              filter; under ketw_mutex.
+ * @enables:    providers enabled explicitly; under ketw_mutex.
  * @nr_enables: entries in @enables.
  */
 struct ketw_session {
@@ -62,6 +64,7 @@ struct ketw_session {
 	u64 overrun_seen;
 	bool flushing;
 	int flush_error;
+	bool explicit;
 	struct ketw_session_enable *enables;
 	unsigned int nr_enables;
 };

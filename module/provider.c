@@ -119,8 +119,9 @@ static bool ketw_enable_names(const struct ketw_session_enable *se,
 
 /*
  * The filter session @s applies to @prov: its explicit enable for it, or,
- * with none enabled at all, the session's default filter. Returns false
- * (and filter->enabled = 0) if the session does not take the provider.
+ * for a session that never enabled a provider, the session's default
+ * filter. Returns false (and filter->enabled = 0) if the session does not
+ * take the provider.
  */
 static bool ketw_session_filter(struct ketw_session *s,
 				const struct ketw_provider *prov,
@@ -129,7 +130,7 @@ static bool ketw_session_filter(struct ketw_session *s,
 	unsigned int i;
 
 	memset(f, 0, sizeof(*f));
-	if (!s->nr_enables) {
+	if (!s->explicit) {
 		f->enabled = 1;
 		f->level = s->attr.level;
 		f->match_any = s->attr.match_any;
@@ -465,6 +466,7 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 		memcpy(se->guid, req->guid, KETW_GUID_SIZE);
 	se->filter = req->filter;
 	se->filter.enabled = 1;
+	s->explicit = true;
 	return 0;
 }
 

@@ -12,7 +12,8 @@
  *                      (its static branch off) against the same loop
  *                      calling an empty function with the same arguments,
  *                      and against the loop with the call compiled out;
- *                      10 x iters turns, the fastest of "reps" runs.
+ *                      runs of 10 x iters turns, the fastest of
+ *                      3 x "reps" (at most 15) runs.
  *   write SIZE         ketw_write() of SIZE payload bytes into the running
  *                      session(s), on CPU "cpu".
  *   ftrace SIZE        ring_buffer_lock_reserve(), a memcpy() of SIZE
@@ -410,7 +411,7 @@ static int bench_cmd_disabled(void)
 		BENCH_DIS_WRITE, BENCH_DIS_EMPTY, BENCH_DIS_NONE,
 	};
 	u64 v[ARRAY_SIZE(kinds)][BENCH_MAX_REPS], med[ARRAY_SIZE(kinds)];
-	unsigned int i, k, n = bench_reps();
+	unsigned int i, k, n = min(3 * bench_reps(), BENCH_MAX_REPS);
 	u64 loops = (u64)iters * 10;
 	int err;
 

@@ -308,9 +308,9 @@ struct ketw_list {
  * @guid:     the provider's GUID when @provider is "".
  * @filter:   level, keywords and event set (@filter.enabled is ignored).
  *
- * A session with no provider enabled takes every provider with its own
- * default filter (struct ketw_session_attr). Once one is enabled, it takes
- * exactly those enabled. A provider need not be registered yet: the
+ * A session that never enabled a provider takes every provider with its
+ * own default filter (struct ketw_session_attr). From its first ENABLE on,
+ * it takes exactly the providers enabled (none, once all are disabled). A provider need not be registered yet: the
  * session takes its events from when it registers. On a running session a
  * change logs FILTER with the old and new filter.
  */
