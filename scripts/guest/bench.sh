@@ -202,7 +202,7 @@ write: ketw_write() into a running LOOP session (64-byte header + payload,
   many bytes as ketw does.
 disabled: ketw_write() with no session (static branch NOP) in a loop vs the
   loop with the call compiled out, and vs a call to an empty noinline
-  function; fastest of 5 runs of 2000000 turns each.
+  function; fastest of 15 runs of 2000000 turns each.
 scaling: 64 B events/s per CPU with a writer on every CPU vs one alone
   (kthreads, 5 x 400 ms each, medians).
 drain: FLUSH session, 100000 x 64 B events per CPU; read() into 64 KiB vs
