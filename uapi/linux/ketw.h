@@ -310,8 +310,9 @@ struct ketw_list {
  *
  * A session that never enabled a provider takes every provider with its
  * own default filter (struct ketw_session_attr). From its first ENABLE on,
- * it takes exactly the providers enabled (none, once all are disabled). A provider need not be registered yet: the
- * session takes its events from when it registers. On a running session a
+ * it takes exactly the providers enabled (none, once all are disabled).
+ * A provider need not be registered yet: the session takes its events
+ * from when it registers. On a running session a
  * change logs FILTER with the old and new filter.
  */
 struct ketw_enable {
