@@ -5,6 +5,7 @@
  * Functions are named ketw_<object>_<verb> and grouped by role:
  *   device/session control  ketw_device_open(), ketw_session_*()
  *   draining a session      ketw_reader_read(), ketw_reader_drain()
+ *   draining through mmap   ketw_mmap_*()
  *   records in a buffer     ketw_record_iter_*()
  *   writing a .ketw file    ketw_output_*()
  *   reading a .ketw file    ketw_input_*()
@@ -54,6 +55,27 @@ int ketw_session_get_attr(int fd, const char *name,
 			  struct ketw_session_attr *attr);
 int ketw_session_get_cpu_stats(int fd, const char *name, unsigned int cpu,
 			       struct ketw_cpu_stats *st);
+/*
+ * The POSIX stream status and totals. Reading it resets the session's
+ * overrun status and flush error (posix_trace_get_status()).
+ */
+int ketw_session_get_status(int fd, const char *name,
+			    struct ketw_session_status *st);
+/*
+ * Copy @cpu's records into @buf (at least the per-CPU buffer size: the
+ * session's buffer_kb KiB) without consuming them. @snap gets the bytes
+ * copied (len, whole records, padding records included) and the kernel's
+ * count of records overwritten during the copy (lost).
+ */
+int ketw_session_snapshot(int fd, const char *name, unsigned int cpu,
+			  void *buf, size_t len, struct ketw_snapshot *snap);
+/*
+ * Log FLUSH_START, wait until readers consumed what the buffers held, log
+ * FLUSH_STOP. -ETIMEDOUT if no reader drained them in time (the kernel
+ * then logs ERROR and keeps the error for the status); -EALREADY if the
+ * session is not running or a flush is running.
+ */
+int ketw_session_flush(int fd, const char *name);
 
 /* ---- records in a buffer ------------------------------------------ */
 
@@ -113,6 +135,98 @@ typedef int (*ketw_record_fn)(const struct ketw_record *rec, void *ctx);
  */
 int ketw_reader_drain(int fd, size_t max_bytes, ketw_record_fn fn, void *ctx,
 		      uint64_t *bytes);
+
+/* ---- draining through mmap ---------------------------------------- */
+
+/*
+ * One CPU's buffer seen through its meta page (shared, read-write: the
+ * reader publishes its position there) and its data area (shared,
+ * read-only). The protocol (Documentation/ketw-ring-buffer.rst, "Reading"):
+ *
+ *   UNTIL_FULL, FLUSH  records between meta->consumed and meta->commit
+ *                      are read in place; the reader gives them back by
+ *                      storing consumed (release). Writers never touch
+ *                      them before that.
+ *   LOOP               writers may overwrite any record: the reader
+ *                      copies the record at meta->oldest, then claims it
+ *                      by compare-and-swap of oldest from its position to
+ *                      the next record's. If that fails a writer took the
+ *                      record first (and counted it overwritten): the copy
+ *                      is void and reading goes on at the new oldest.
+ *
+ * Records never wrap the data area (a padding record fills its end) and
+ * are checked before use: a span under 8 bytes, past the commit position
+ * or past the end of the area, or a non-padding record shorter than its
+ * header, is -EBADMSG outside LOOP; in LOOP it is a header a writer is
+ * overwriting (counted in @torn; reading goes on at the new oldest)
+ * unless oldest did not move, which makes it -EBADMSG too.
+ *
+ * Only one reader may consume a CPU's buffer at a time: read() on the
+ * same session and another mmap reader would race with this one.
+ */
+struct ketw_mmap {
+	struct ketw_meta_page *meta;
+	const unsigned char *data;
+	uint32_t size;		/* data area bytes, a power of two */
+	unsigned int cpu;
+	unsigned int policy;	/* KETW_POLICY_* (meta->policy) */
+	bool limited;		/* consume only up to @limit (ketw_mmap_mark) */
+	uint32_t limit;
+	size_t meta_len;	/* of our mappings; 0 if the caller owns them */
+	size_t data_len;
+	unsigned char *copy;	/* LOOP: the record being claimed */
+	/* What this reader did: */
+	uint64_t records;	/* records consumed (given to the caller) */
+	uint64_t bytes;		/* their spans */
+	uint64_t padding;	/* padding records skipped */
+	uint64_t dropped;	/* LOOP: copies voided by a writer's claim */
+	uint64_t torn;		/* LOOP: headers found being overwritten */
+};
+
+/*
+ * Map @cpu's meta page and data area of the session @fd is attached to
+ * (@fd opened read-write) and check the meta page. -EINVAL from the
+ * kernel for a CPU that is not possible; -EPROTO for a meta page this
+ * library does not understand (version, sizes, cpu, policy).
+ */
+int ketw_mmap_map(int fd, unsigned int cpu, struct ketw_mmap *m);
+/*
+ * The same over memory the caller provides (tests, other transports): a
+ * meta page and its data area of meta->data_size bytes. Nothing is
+ * mapped or unmapped; ketw_mmap_unmap() still frees the copy buffer.
+ */
+int ketw_mmap_init(struct ketw_mmap *m, struct ketw_meta_page *meta,
+		   const void *data, unsigned int cpu);
+/* Unmap (if mapped) and free; @m may be zeroed or already unmapped. */
+void ketw_mmap_unmap(struct ketw_mmap *m);
+
+/* Bytes between the reader's position and the commit position now. */
+uint32_t ketw_mmap_pending(const struct ketw_mmap *m);
+/*
+ * Consume no further than the commit position now (records logged later
+ * are left in the buffer): "what is pending at the start". Returns the
+ * bytes pending up to the mark.
+ */
+uint32_t ketw_mmap_mark(struct ketw_mmap *m);
+/* Is the reader at the mark (or, in LOOP, past it by overwriting)? */
+bool ketw_mmap_done(const struct ketw_mmap *m);
+
+/*
+ * Consume the committed records (up to the commit position when called,
+ * or the mark), calling @fn for each; padding records are skipped. The
+ * record is in the data area (UNTIL_FULL, FLUSH) or in a copy (LOOP),
+ * valid during the call only; rec->cpu is the mapped CPU. A record given
+ * to @fn is consumed whatever it returns; a non-zero return stops and is
+ * returned. Returns 0 when caught up, -EBADMSG (see above).
+ */
+int ketw_mmap_consume(struct ketw_mmap *m, ketw_record_fn fn, void *ctx);
+/*
+ * Consume whole records into @buf as read() would: returns the bytes
+ * copied (0: nothing pending), -EMSGSIZE if the next record does not fit
+ * in @len and nothing was copied, -EBADMSG if nothing was copied and the
+ * next record is malformed.
+ */
+ssize_t ketw_mmap_read(struct ketw_mmap *m, void *buf, size_t len);
 
 /* ---- writing a .ketw file ----------------------------------------- */
 
@@ -217,6 +331,8 @@ const char *ketw_state_name(unsigned int state);
 /* The textual form of a GUID stored in textual byte order. */
 char *ketw_guid_format(const uint8_t guid[KETW_GUID_SIZE],
 		       char buf[KETW_GUID_STR_LEN]);
+/* "ETIMEDOUT" for ETIMEDOUT or -ETIMEDOUT; NULL if unknown. */
+const char *ketw_errno_name(int err);
 /* "TRUNCATED|USER", "0" for none, unknown bits as "0x..". */
 char *ketw_flags_format(unsigned int flags, char *buf, size_t len);
 
@@ -229,7 +345,7 @@ char *ketw_flags_format(unsigned int flags, char *buf, size_t len);
 int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len);
 /*
  * A system event's payload decoded (START's filter, STOP's cause,
- * OVERFLOW's first lost timestamp, RESUME's count, ERROR's errno);
+ * OVERFLOW's first lost timestamp, RESUME's count, ERROR's errno name);
  * returns 0 for other records and payloads too short to decode.
  */
 int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,

@@ -118,3 +118,38 @@ int ketw_session_get_cpu_stats(int fd, const char *name, unsigned int cpu,
 	ketw_name_copy(st->name, name);
 	return ketw_ioctl(fd, KETW_IOC_CPU_STATS, st);
 }
+
+int ketw_session_get_status(int fd, const char *name,
+			    struct ketw_session_status *st)
+{
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	ketw_name_copy(st->name, name);
+	return ketw_ioctl(fd, KETW_IOC_STATUS, st);
+}
+
+int ketw_session_snapshot(int fd, const char *name, unsigned int cpu,
+			  void *buf, size_t len, struct ketw_snapshot *snap)
+{
+	int err;
+
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	memset(snap, 0, sizeof(*snap));
+	snap->size = sizeof(*snap);
+	snap->cpu = cpu;
+	ketw_name_copy(snap->name, name);
+	snap->buf = (uintptr_t)buf;
+	snap->buf_len = len;
+	err = ketw_ioctl(fd, KETW_IOC_SNAPSHOT, snap);
+	if (!err && snap->len > len)
+		return -EPROTO;		/* never trust a length blindly */
+	return err;
+}
+
+int ketw_session_flush(int fd, const char *name)
+{
+	return ketw_session_ref_ioctl(fd, KETW_IOC_FLUSH, name);
+}

@@ -111,6 +111,35 @@ char *ketw_guid_format(const uint8_t g[KETW_GUID_SIZE],
 	return buf;
 }
 
+const char *ketw_errno_name(int err)
+{
+#define E(x) [x] = #x
+	static const char *const names[] = {
+		E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO),
+		E(E2BIG), E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN),
+		E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(EEXIST),
+		E(EXDEV), E(ENODEV), E(ENOTDIR), E(EISDIR), E(EINVAL),
+		E(ENFILE), E(EMFILE), E(ENOTTY), E(EFBIG), E(ENOSPC),
+		E(ESPIPE), E(EROFS), E(EPIPE), E(EDOM), E(ERANGE),
+		E(EDEADLK), E(ENAMETOOLONG), E(ENOSYS), E(ENODATA),
+		E(ETIME), E(EPROTO), E(EBADMSG), E(EOVERFLOW),
+		E(EMSGSIZE), E(EPROTONOSUPPORT), E(EOPNOTSUPP),
+		E(ETIMEDOUT), E(EALREADY), E(EINPROGRESS), E(ECANCELED),
+		E(ESHUTDOWN), E(ECONNRESET), E(ENOBUFS),
+	};
+#undef E
+	unsigned int e = err < 0 ? -(unsigned int)err : (unsigned int)err;
+
+	/* ERESTARTSYS and friends only leak out of the kernel by mistake. */
+	switch (e) {
+	case 512: return "ERESTARTSYS";
+	case 513: return "ERESTARTNOINTR";
+	case 514: return "ERESTARTNOHAND";
+	case 516: return "ERESTART_RESTARTBLOCK";
+	}
+	return e < ARRAY_SIZE(names) ? names[e] : NULL;
+}
+
 char *ketw_flags_format(unsigned int flags, char *buf, size_t len)
 {
 	static const struct {
@@ -237,9 +266,13 @@ int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 		if (rec->data_len < sizeof(error))
 			return 0;
 		memcpy(&error, rec->data, sizeof(error));
-		return snprintf(buf, len, "error %d (%s)", error.error,
-				error.error < 0 ? strerror(-error.error) :
-						  "not an errno");
+		if (error.error >= 0 || !ketw_errno_name(error.error))
+			return snprintf(buf, len, "error %d (%s)", error.error,
+					error.error < 0 ? "unknown errno" :
+							  "not an errno");
+		return snprintf(buf, len, "error %d %s (%s)", error.error,
+				ketw_errno_name(error.error),
+				strerror(-error.error));
 	default:
 		return 0;
 	}
