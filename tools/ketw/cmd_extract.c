@@ -2,9 +2,13 @@
 /*
  * ketw extract: drain a session's buffers into a trace file.
  *
- * The records of all CPUs come interleaved from read(); they are sorted
- * into one growing buffer per CPU (each record names its CPU) and written
- * as one records section per CPU, then the per-CPU counters.
+ * By default every CPU's buffer is mapped and consumed in place (LOOP:
+ * copied and claimed), up to the commit position each CPU had when the
+ * extract began. With --read the records of all CPUs come interleaved
+ * from read() instead, for at most what was pending plus a buffer per
+ * CPU. Either way they are sorted into one growing buffer per CPU and
+ * written as one records section per CPU, then the per-CPU counters: the
+ * same file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,64 +19,34 @@
 
 #include "ketw.h"
 
-struct extract_cpu {
-	unsigned char *data;
-	size_t len;
-	size_t cap;
-};
-
 struct extract {
-	struct extract_cpu *cpus;
+	struct ketw_cpu_buf *cpus;
 	unsigned int nr_cpus;
 	uint64_t records;
+	uint64_t bytes;		/* their spans */
 	uint64_t bad_cpu;	/* records naming a CPU the session lacks */
+	uint64_t total;		/* bytes pending at the start, for progress */
+	struct ketw_progress progress;
 };
+
+static void extract_progress(struct extract *x)
+{
+	ketw_progress_update(&x->progress, x->bytes, x->total, x->records);
+}
 
 static int extract_record(const struct ketw_record *rec, void *ctx)
 {
 	struct extract *x = ctx;
-	struct extract_cpu *c;
-	size_t cap;
-	void *p;
 
 	if (rec->cpu >= x->nr_cpus) {
 		x->bad_cpu++;
 		return 0;
 	}
-	c = &x->cpus[rec->cpu];
-	if (c->cap - c->len < rec->span) {
-		cap = c->cap ? c->cap : 64 * 1024;
-		while (cap - c->len < rec->span)
-			cap *= 2;
-		p = realloc(c->data, cap);
-		if (!p)
-			return -ENOMEM;
-		c->data = p;
-		c->cap = cap;
-	}
-	memcpy(c->data + c->len, rec->hdr, rec->span);
-	c->len += rec->span;
-	x->records++;
-	return 0;
-}
-
-/* Counters of every CPU; valid[cpu] is false where the kernel has none. */
-static int extract_stats(int fd, const char *name, unsigned int nr_cpus,
-			 struct ketw_cpu_stats *st, bool *valid)
-{
-	unsigned int cpu;
-	int err;
-
-	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		err = ketw_session_get_cpu_stats(fd, name, cpu, &st[cpu]);
-		valid[cpu] = !err;
-		st[cpu].cpu = cpu;
-		if (err == -EINVAL)	/* not a possible CPU */
-			continue;
-		if (err)
-			return ketw_session_error("read the counters of",
-						  name, err);
-	}
+	if (ketw_cpu_buf_append(&x->cpus[rec->cpu], rec->hdr, rec->span))
+		return -ENOMEM;
+	x->bytes += rec->span;
+	if (!(++x->records % 4096))
+		extract_progress(x);
 	return 0;
 }
 
@@ -95,37 +69,86 @@ static uint64_t extract_bound(const struct ketw_session_attr *attr,
 	return pending + (uint64_t)attr->nr_cpus * attr->buffer_kb * 1024;
 }
 
-static int extract_write(const char *path, const struct ketw_session_attr *attr,
-			 const struct extract *x,
-			 const struct ketw_cpu_stats *st, const bool *valid)
+/* read(): records of every CPU, interleaved. */
+static int extract_read(int fd, const char *name,
+			const struct ketw_session_attr *attr,
+			const struct ketw_cpu_stats *st, const bool *valid,
+			struct extract *x)
 {
-	struct ketw_output_info info;
-	struct ketw_output *out;
+	uint64_t bytes;
 	unsigned int cpu;
 	int err;
 
-	memset(&info, 0, sizeof(info));
-	ketw_output_info_from_attr(&info, attr);
-	err = ketw_output_create(path, &info, &out);
+	for (cpu = 0; cpu < attr->nr_cpus; cpu++)
+		if (valid[cpu])
+			x->total += (uint32_t)(st[cpu].produced -
+					       st[cpu].consumed);
+	err = ketw_reader_drain(fd, extract_bound(attr, st, valid),
+				extract_record, x, &bytes);
+	if (err == -EBADMSG)
+		return ketw_error("session '%s': read() returned a malformed record",
+				  name);
 	if (err)
-		return ketw_error("cannot create %s: %s", path, strerror(-err));
-	for (cpu = 0; cpu < x->nr_cpus && !err; cpu++)
-		if (x->cpus[cpu].len)
-			err = ketw_output_add_records(out, cpu,
-						      x->cpus[cpu].data,
-						      x->cpus[cpu].len);
-	if (!err)
-		err = ketw_output_add_stats(out, st, valid, attr->nr_cpus);
-	if (err) {
-		ketw_output_abort(out, path);
-		return ketw_error("cannot write %s: %s", path, strerror(-err));
-	}
-	err = ketw_output_close(out);
-	if (err) {
-		unlink(path);
-		return ketw_error("cannot write %s: %s", path, strerror(-err));
-	}
+		return ketw_error("cannot read session '%s': %s", name,
+				  strerror(-err));
 	return 0;
+}
+
+/*
+ * mmap: each CPU's buffer up to its commit position now, so that a busy
+ * running session cannot keep us reading forever.
+ */
+static int extract_mmap(int fd, const char *name,
+			const struct ketw_session_attr *attr, const bool *valid,
+			struct extract *x)
+{
+	struct ketw_mmap *m;
+	unsigned int cpu;
+	int err, ret = 0;
+
+	m = calloc(attr->nr_cpus, sizeof(*m));
+	if (!m)
+		return ketw_error("out of memory");
+	for (cpu = 0; cpu < attr->nr_cpus; cpu++) {
+		if (!valid[cpu])
+			continue;
+		err = ketw_mmap_map(fd, cpu, &m[cpu]);
+		if (err == -EPROTO) {
+			ret = ketw_error("session '%s': cpu %u: the kernel's meta page is not one this ketw knows (try --read)",
+					 name, cpu);
+			goto out;
+		}
+		if (err) {
+			ret = ketw_error("cannot map the buffer of cpu %u of session '%s': %s (try --read)",
+					 cpu, name, strerror(-err));
+			goto out;
+		}
+	}
+	/* Mark every CPU before draining any. */
+	for (cpu = 0; cpu < attr->nr_cpus; cpu++)
+		if (m[cpu].meta)
+			x->total += ketw_mmap_mark(&m[cpu]);
+	for (cpu = 0; cpu < attr->nr_cpus; cpu++) {
+		if (!m[cpu].meta)
+			continue;
+		err = ketw_mmap_consume(&m[cpu], extract_record, x);
+		if (err == -EBADMSG) {
+			ret = ketw_error("session '%s': cpu %u: malformed record in the mapped buffer",
+					 name, cpu);
+			goto out;
+		}
+		if (err) {
+			ret = ketw_error("cannot read session '%s': %s", name,
+					 strerror(-err));
+			goto out;
+		}
+		extract_progress(x);
+	}
+out:
+	for (cpu = 0; cpu < attr->nr_cpus; cpu++)
+		ketw_mmap_unmap(&m[cpu]);
+	free(m);
+	return ret;
 }
 
 int cmd_extract(int argc, char **argv)
@@ -133,14 +156,22 @@ int cmd_extract(int argc, char **argv)
 	const char *name = KETW_DEFAULT_SESSION, *path = KETW_DEFAULT_FILE;
 	struct ketw_session_attr attr;
 	struct extract x = { 0 };
+	static const struct option longopts[] = {
+		{ "read", no_argument, NULL, KETW_OPT_READ },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ketw_cpu_stats *st = NULL;
-	bool *valid = NULL;
-	uint64_t bytes, lost = 0;
+	bool *valid = NULL, use_read = false;
+	uint64_t lost = 0;
 	unsigned int cpu;
 	int c, fd, err, ret = KETW_EXIT_OK;
 
-	while ((c = ketw_getopt(argc, argv, "s:o:", &ret)) != -1) {
+	while ((c = ketw_getopt_long(argc, argv, "s:o:", longopts,
+				     &ret)) != -1) {
 		switch (c) {
+		case KETW_OPT_READ:
+			use_read = true;
+			break;
 		case 's':
 			name = optarg;
 			ret = ketw_check_session_name(argv[0], name);
@@ -161,7 +192,8 @@ int cmd_extract(int argc, char **argv)
 		return ketw_usage_error(argv[0], "unexpected argument '%s'",
 					argv[optind]);
 
-	fd = ketw_open_device(O_NONBLOCK);
+	/* Read-write: the mapped meta pages take our position. */
+	fd = ketw_open_device(O_RDWR | O_NONBLOCK);
 	if (fd < 0)
 		return KETW_EXIT_ERROR;
 	err = ketw_session_attach(fd, name);
@@ -184,23 +216,20 @@ int cmd_extract(int argc, char **argv)
 		ret = ketw_error("out of memory");
 		goto out_free;
 	}
-	ret = extract_stats(fd, name, attr.nr_cpus, st, valid);
+	ret = ketw_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (ret)
 		goto out_free;
 
-	err = ketw_reader_drain(fd, extract_bound(&attr, st, valid),
-				extract_record, &x, &bytes);
-	if (err) {
-		if (err == -EBADMSG)
-			ret = ketw_error("session '%s': read() returned a malformed record",
-					 name);
-		else
-			ret = ketw_error("cannot read session '%s': %s", name,
-					 strerror(-err));
+	ketw_progress_init(&x.progress, "extract");
+	if (use_read)
+		ret = extract_read(fd, name, &attr, st, valid, &x);
+	else
+		ret = extract_mmap(fd, name, &attr, valid, &x);
+	ketw_progress_end(&x.progress);
+	if (ret)
 		goto out_free;
-	}
 	/* The final counters and state (a full policy may have stopped it). */
-	ret = extract_stats(fd, name, attr.nr_cpus, st, valid);
+	ret = ketw_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (ret)
 		goto out_free;
 	err = ketw_session_get_attr(fd, name, &attr);
@@ -209,7 +238,7 @@ int cmd_extract(int argc, char **argv)
 		goto out_free;
 	}
 
-	ret = extract_write(path, &attr, &x, st, valid);
+	ret = ketw_trace_write(path, &attr, x.cpus, st, valid);
 	if (ret)
 		goto out_free;
 	for (cpu = 0; cpu < attr.nr_cpus; cpu++)
@@ -217,7 +246,7 @@ int cmd_extract(int argc, char **argv)
 			st[cpu].lost_busy + st[cpu].lost_nested;
 	printf("session %s: %llu records (%llu bytes) from %u cpus written to %s\n",
 	       name, (unsigned long long)x.records,
-	       (unsigned long long)bytes, attr.nr_cpus, path);
+	       (unsigned long long)x.bytes, attr.nr_cpus, path);
 	if (lost)
 		printf("session %s: %llu events lost or overwritten in the kernel (see 'ketw report %s')\n",
 		       name, (unsigned long long)lost, path);
@@ -225,9 +254,7 @@ int cmd_extract(int argc, char **argv)
 		ketw_error("warning: %llu records named a cpu the session does not have; they were left out",
 			   (unsigned long long)x.bad_cpu);
 out_free:
-	for (cpu = 0; x.cpus && cpu < x.nr_cpus; cpu++)
-		free(x.cpus[cpu].data);
-	free(x.cpus);
+	ketw_cpu_bufs_free(x.cpus, x.nr_cpus);
 	free(st);
 	free(valid);
 out_close:

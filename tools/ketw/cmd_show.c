@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "ketw.h"
@@ -12,8 +13,8 @@ int cmd_show(int argc, char **argv)
 {
 	const char *name = KETW_DEFAULT_SESSION;
 	struct ketw_session_attr a;
-	struct ketw_cpu_stats st;
-	unsigned int cpu;
+	struct ketw_cpu_stats *st = NULL;
+	bool *valid = NULL;
 	char t[64];
 	int c, fd, err, ret = KETW_EXIT_OK;
 
@@ -40,36 +41,28 @@ int cmd_show(int argc, char **argv)
 	printf("session:  %s (%s), created %s\n", a.name,
 	       ketw_or(ketw_state_name(a.state), "?"),
 	       ketw_time_format(a.creation_time, t, sizeof(t)));
-	printf("buffers:  %u KiB x %u cpus, policy %s, max data %u bytes\n",
+	printf("buffers:  %u KiB x %u cpus, policy %s, max data %u bytes, watermark %u%%\n",
 	       a.buffer_kb, a.nr_cpus, ketw_or(ketw_policy_name(a.policy), "?"),
-	       a.max_data_size);
+	       a.max_data_size, a.watermark);
 	printf("clock:    %s (resolution %u ns)\n",
 	       ketw_or(ketw_clock_name(a.clock), "?"), a.clock_resolution);
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx\n",
 	       a.level ? ketw_or(ketw_level_name(a.level), "?") : "all",
 	       (unsigned long long)a.match_any,
 	       (unsigned long long)a.match_all);
-	printf("\n  cpu    written  lost_full  overwritten  lost_busy  lost_nested  truncated       read   sequence    pending\n");
-	for (cpu = 0; cpu < a.nr_cpus; cpu++) {
-		err = ketw_session_get_cpu_stats(fd, name, cpu, &st);
-		if (err == -EINVAL)
-			continue;	/* not a possible CPU */
-		if (err) {
-			ret = ketw_session_error("read the counters of", name,
-						 err);
-			break;
+	st = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*st));
+	valid = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*valid));
+	if (!st || !valid) {
+		ret = ketw_error("out of memory");
+	} else {
+		ret = ketw_get_cpu_stats(fd, name, a.nr_cpus, st, valid);
+		if (!ret) {
+			printf("\n");
+			ketw_print_cpu_stats(st, valid, a.nr_cpus);
 		}
-		printf("  %3u %10llu %10llu %12llu %10llu %12llu %10llu %10llu %10llu %10u\n",
-		       cpu, (unsigned long long)st.written,
-		       (unsigned long long)st.lost_full,
-		       (unsigned long long)st.overwritten,
-		       (unsigned long long)st.lost_busy,
-		       (unsigned long long)st.lost_nested,
-		       (unsigned long long)st.truncated,
-		       (unsigned long long)st.read,
-		       (unsigned long long)st.sequence,
-		       (uint32_t)(st.produced - st.consumed));
 	}
+	free(st);
+	free(valid);
 out_close:
 	close(fd);
 	return ret;

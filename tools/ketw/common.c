@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ketw.h"
 
@@ -43,13 +44,22 @@ int ketw_usage_error(const char *cmd, const char *fmt, ...)
 int ketw_getopt(int argc, char **argv, const char *optstring,
 		int *exit_code)
 {
-	static const struct option longopts[] = {
+	return ketw_getopt_long(argc, argv, optstring, NULL, exit_code);
+}
+
+int ketw_getopt_long(int argc, char **argv, const char *optstring,
+		     const struct option *extra, int *exit_code)
+{
+	struct option longopts[16] = {
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
+	unsigned int n = 1;
 	char opts[64];
 	int c;
 
+	for (; extra && extra[n - 1].name && n < 15; n++)
+		longopts[n] = extra[n - 1];
+	memset(&longopts[n], 0, sizeof(longopts[n]));
 	/* ':' first: tell a missing argument from an unknown option. */
 	snprintf(opts, sizeof(opts), ":%sh", optstring);
 	opterr = 0;
@@ -65,7 +75,7 @@ int ketw_getopt(int argc, char **argv, const char *optstring,
 					      optopt);
 		return '?';
 	case '?':
-		if (optopt)
+		if (optopt && optopt < 0x100)
 			*exit_code = ketw_usage_error(argv[0],
 						      "unknown option -%c",
 						      optopt);
@@ -173,4 +183,178 @@ char *ketw_time_format(uint64_t ns, char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%09llu UTC",
 		 (unsigned long long)(ns % 1000000000ull));
 	return buf;
+}
+
+char *ketw_size_format(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = bytes;
+	unsigned int i = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	for (v /= 1024; v >= 1024 && i + 1 < sizeof(units) / sizeof(units[0]);
+	     v /= 1024)
+		i++;
+	snprintf(buf, len, "%.1f %s", v, units[i]);
+	return buf;
+}
+
+static uint64_t ketw_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+#define KETW_PROGRESS_DELAY_NS	1000000000ull	/* show after a second */
+#define KETW_PROGRESS_EVERY_NS	200000000ull	/* then 5 times a second */
+
+void ketw_progress_init(struct ketw_progress *p, const char *what)
+{
+	memset(p, 0, sizeof(*p));
+	p->what = what;
+	p->enabled = isatty(STDERR_FILENO);
+	p->start_ns = ketw_now_ns();
+}
+
+void ketw_progress_update(struct ketw_progress *p, uint64_t done,
+			  uint64_t total, uint64_t records)
+{
+	char a[32], b[32];
+	uint64_t now;
+
+	if (!p->enabled)
+		return;
+	now = ketw_now_ns();
+	if (now - p->start_ns < KETW_PROGRESS_DELAY_NS ||
+	    (p->shown && now - p->last_ns < KETW_PROGRESS_EVERY_NS))
+		return;
+	p->last_ns = now;
+	p->shown = true;
+	ketw_size_format(done, a, sizeof(a));
+	if (total) {
+		if (done > total)
+			done = total;	/* records that came in meanwhile */
+		ketw_size_format(total, b, sizeof(b));
+		fprintf(stderr, "\r\033[K%s: %s of %s (%u%%), %llu records",
+			p->what, a, b, (unsigned int)(done * 100 / total),
+			(unsigned long long)records);
+	} else {
+		fprintf(stderr, "\r\033[K%s: %s, %llu records", p->what, a,
+			(unsigned long long)records);
+	}
+	fflush(stderr);
+}
+
+void ketw_progress_end(struct ketw_progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
+int ketw_get_cpu_stats(int fd, const char *name, unsigned int nr,
+		       struct ketw_cpu_stats *st, bool *valid)
+{
+	unsigned int cpu;
+	int err;
+
+	for (cpu = 0; cpu < nr; cpu++) {
+		err = ketw_session_get_cpu_stats(fd, name, cpu, &st[cpu]);
+		valid[cpu] = !err;
+		st[cpu].cpu = cpu;
+		if (err == -EINVAL)	/* not a possible CPU */
+			continue;
+		if (err)
+			return ketw_session_error("read the counters of",
+						  name, err);
+	}
+	return 0;
+}
+
+void ketw_print_cpu_stats(const struct ketw_cpu_stats *st, const bool *valid,
+			  unsigned int nr)
+{
+	unsigned int cpu;
+
+	printf("  cpu    written  lost_full  overwritten  lost_busy  lost_nested  truncated       read   sequence    pending\n");
+	for (cpu = 0; cpu < nr; cpu++) {
+		if (!valid[cpu])
+			continue;
+		printf("  %3u %10llu %10llu %12llu %10llu %12llu %10llu %10llu %10llu %10u\n",
+		       cpu, (unsigned long long)st[cpu].written,
+		       (unsigned long long)st[cpu].lost_full,
+		       (unsigned long long)st[cpu].overwritten,
+		       (unsigned long long)st[cpu].lost_busy,
+		       (unsigned long long)st[cpu].lost_nested,
+		       (unsigned long long)st[cpu].truncated,
+		       (unsigned long long)st[cpu].read,
+		       (unsigned long long)st[cpu].sequence,
+		       (uint32_t)(st[cpu].produced - st[cpu].consumed));
+	}
+}
+
+int ketw_cpu_buf_append(struct ketw_cpu_buf *b, const void *p, size_t n)
+{
+	size_t cap;
+	void *q;
+
+	if (b->cap - b->len < n) {
+		cap = b->cap ? b->cap : 64 * 1024;
+		while (cap - b->len < n)
+			cap *= 2;
+		q = realloc(b->data, cap);
+		if (!q)
+			return -ENOMEM;
+		b->data = q;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+void ketw_cpu_bufs_free(struct ketw_cpu_buf *b, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; b && i < nr; i++)
+		free(b[i].data);
+	free(b);
+}
+
+int ketw_trace_write(const char *path, const struct ketw_session_attr *attr,
+		     const struct ketw_cpu_buf *cpus,
+		     const struct ketw_cpu_stats *st, const bool *valid)
+{
+	struct ketw_output_info info;
+	struct ketw_output *out;
+	unsigned int cpu;
+	int err;
+
+	memset(&info, 0, sizeof(info));
+	ketw_output_info_from_attr(&info, attr);
+	err = ketw_output_create(path, &info, &out);
+	if (err)
+		return ketw_error("cannot create %s: %s", path, strerror(-err));
+	for (cpu = 0; cpu < attr->nr_cpus && !err; cpu++)
+		if (cpus[cpu].len)
+			err = ketw_output_add_records(out, cpu, cpus[cpu].data,
+						      cpus[cpu].len);
+	if (!err)
+		err = ketw_output_add_stats(out, st, valid, attr->nr_cpus);
+	if (err) {
+		ketw_output_abort(out, path);
+		return ketw_error("cannot write %s: %s", path, strerror(-err));
+	}
+	err = ketw_output_close(out);
+	if (err) {
+		unlink(path);
+		return ketw_error("cannot write %s: %s", path, strerror(-err));
+	}
+	return 0;
 }

@@ -7,6 +7,7 @@
 #define _KETW_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "libketw.h"
@@ -41,6 +42,9 @@ int cmd_reset(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_flush(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* ---- common.c ---- */
@@ -60,6 +64,16 @@ int ketw_usage_error(const char *cmd, const char *fmt, ...);
  */
 int ketw_getopt(int argc, char **argv, const char *optstring,
 		int *exit_code);
+/*
+ * The same with the command's own long options (without arguments; their
+ * val is returned like a short option's), @longopts ending with a zeroed
+ * entry. --help is always there.
+ */
+int ketw_getopt_long(int argc, char **argv, const char *optstring,
+		     const struct option *longopts, int *exit_code);
+/* Values of long options that have no short form. */
+#define KETW_OPT_JSON		0x100
+#define KETW_OPT_READ		0x101
 
 /* Check a -s argument; a usage error (returns 2) if it is not a name. */
 int ketw_check_session_name(const char *cmd, const char *name);
@@ -92,5 +106,57 @@ static inline const char *ketw_or(const char *s, const char *dflt)
 
 /* "2025-01-02 03:04:05.123456789 UTC" */
 char *ketw_time_format(uint64_t ns, char *buf, size_t len);
+
+/*
+ * Counters of CPUs 0..nr-1 of session @name into @st; @valid[cpu] is false
+ * for a CPU the kernel has none for (not possible). Returns 0, or
+ * KETW_EXIT_ERROR after a message.
+ */
+int ketw_get_cpu_stats(int fd, const char *name, unsigned int nr,
+		       struct ketw_cpu_stats *st, bool *valid);
+/* The per-CPU counters as a table (ketw show, ketw status). */
+void ketw_print_cpu_stats(const struct ketw_cpu_stats *st, const bool *valid,
+			  unsigned int nr);
+
+/* Records of one CPU, collected for a trace file. */
+struct ketw_cpu_buf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+};
+
+int ketw_cpu_buf_append(struct ketw_cpu_buf *b, const void *p, size_t n);
+void ketw_cpu_bufs_free(struct ketw_cpu_buf *b, unsigned int nr);
+
+/*
+ * Write a trace file: the session's attributes, one records section per
+ * CPU that has records, the counters. Nothing is left behind on failure.
+ * Returns 0, or KETW_EXIT_ERROR after a message.
+ */
+int ketw_trace_write(const char *path, const struct ketw_session_attr *attr,
+		     const struct ketw_cpu_buf *cpus,
+		     const struct ketw_cpu_stats *st, const bool *valid);
+
+/* "1.5 MiB", "512 B" */
+char *ketw_size_format(uint64_t bytes, char *buf, size_t len);
+
+/*
+ * A progress line on stderr for long operations, only when stderr is a
+ * terminal: it appears after a second and is redrawn at most 5 times a
+ * second, in place ("\r"), and erased by ketw_progress_end().
+ */
+struct ketw_progress {
+	const char *what;	/* "extract" */
+	bool enabled;
+	bool shown;
+	uint64_t start_ns;
+	uint64_t last_ns;
+};
+
+void ketw_progress_init(struct ketw_progress *p, const char *what);
+/* @done of @total bytes (total 0: unknown), @records so far. */
+void ketw_progress_update(struct ketw_progress *p, uint64_t done,
+			  uint64_t total, uint64_t records);
+void ketw_progress_end(struct ketw_progress *p);
 
 #endif /* _KETW_CLI_H */

@@ -55,12 +55,22 @@ static const struct {
 "prints a note.\n" },
 
 	{ "extract",
-"usage: ketw extract [-s NAME] [-o FILE]\n"
+"usage: ketw extract [-s NAME] [-o FILE] [--read]\n"
 "\n"
 "Read every record now in the buffers of session NAME (default \"ketw\"),\n"
 "consuming them, and write them with the session's attributes and per-CPU\n"
-"counters to FILE (default trace.ketw). A running session keeps running;\n"
-"records logged while extracting may or may not be included.\n" },
+"counters to FILE (default trace.ketw). A running session keeps running:\n"
+"what was in the buffers when the extract began is read, records logged\n"
+"meanwhile are left for the next extract (LOOP: unless they overwrite\n"
+"older ones first).\n"
+"\n"
+"  -o FILE       the trace file to write\n"
+"  --read        drain with read() instead of mapping the buffers (the\n"
+"                file is the same; records logged meanwhile may be taken)\n"
+"\n"
+"The buffers are mapped and consumed in place, without a system call per\n"
+"record; only one reader may drain a session at a time. On a terminal a\n"
+"progress line shows on stderr when extracting takes long.\n" },
 
 	{ "report",
 "usage: ketw report [-N] [-H] [FILE]\n"
@@ -86,8 +96,9 @@ static const struct {
 "  id    event id; for system events (flags SYSTEM, all-zero guid) its\n"
 "        name: START STOP FILTER OVERFLOW RESUME FLUSH_START FLUSH_STOP ERROR\n"
 "  kw    keyword mask;  len  payload bytes\n"
-"System events START, STOP, OVERFLOW, RESUME and ERROR get a decoded line\n"
-"before the hex dump.\n" },
+"System events get a decoded line before the hex dump: START (the filter),\n"
+"STOP (explicit or by the full policy), OVERFLOW (when the first lost event\n"
+"came), RESUME (how many were lost on that cpu), ERROR (the errno's name).\n" },
 
 	{ "show",
 "usage: ketw show [-s NAME]\n"

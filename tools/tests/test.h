@@ -108,5 +108,8 @@ int test_spit(const char *path, const void *buf, size_t len);
  */
 int test_run_ketw(const char *const *env, const char *const *argv,
 		  char **out, char **err);
+/* The same with stderr on a pseudo-terminal; *err gets what it showed. */
+int test_run_ketw_tty(const char *const *env, const char *const *argv,
+		      char **out, char **err);
 
 #endif /* _KETW_TEST_H */

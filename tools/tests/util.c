@@ -110,13 +110,57 @@ int test_spit(const char *path, const void *buf, size_t len)
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
+static int test_run(const char *const *env, const char *const *argv,
+		    char **out, char **err, bool tty);
+
 int test_run_ketw(const char *const *env, const char *const *argv,
 		  char **out, char **err)
+{
+	return test_run(env, argv, out, err, false);
+}
+
+int test_run_ketw_tty(const char *const *env, const char *const *argv,
+		      char **out, char **err)
+{
+	return test_run(env, argv, out, err, true);
+}
+
+/* Everything the terminal shows until its last user is gone. */
+static char *test_pty_drain(int master)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *p;
+	ssize_t n;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (cap - len < 1024) {
+			p = realloc(buf, cap * 2);
+			if (!p)
+				break;
+			buf = p;
+			cap *= 2;
+		}
+		n = read(master, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;		/* EIO: the child is gone */
+		len += n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static int test_run(const char *const *env, const char *const *argv,
+		    char **out, char **err, bool tty)
 {
 	const char *argv_full[32];
 	const char *opath = test_path("cli.out"), *epath = test_path("cli.err");
 	size_t i, n;
-	int status, fd;
+	int status, fd, master = -1;
+	const char *slave = NULL;
 	pid_t pid;
 
 	argv_full[0] = test_ketw_path;
@@ -124,6 +168,15 @@ int test_run_ketw(const char *const *env, const char *const *argv,
 		argv_full[i + 1] = argv[i];
 	argv_full[i + 1] = NULL;
 
+	if (tty) {
+		master = posix_openpt(O_RDWR | O_NOCTTY);
+		if (master < 0 || grantpt(master) || unlockpt(master) ||
+		    !(slave = ptsname(master))) {
+			if (master >= 0)
+				close(master);
+			return -1;
+		}
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
@@ -133,7 +186,12 @@ int test_run_ketw(const char *const *env, const char *const *argv,
 		if (fd < 0 || dup2(fd, 1) < 0)
 			_exit(126);
 		close(fd);
-		fd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (tty) {
+			close(master);
+			fd = open(slave, O_RDWR | O_NOCTTY);
+		} else {
+			fd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		}
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(126);
 		close(fd);
@@ -143,10 +201,15 @@ int test_run_ketw(const char *const *env, const char *const *argv,
 		execv(test_ketw_path, (char *const *)argv_full);
 		_exit(127);
 	}
+	if (tty) {
+		*err = test_pty_drain(master);
+		close(master);
+	}
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	*out = test_slurp(opath, &n);
-	*err = test_slurp(epath, &n);
+	if (!tty)
+		*err = test_slurp(epath, &n);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

@@ -2,15 +2,30 @@
 /*
  * A stand-in for /dev/ketw on the build machine, where the module may not
  * be loaded: an LD_PRELOAD library that takes over open(), ioctl(),
- * read() and close() of the path $KETW_FAKE_DEV and answers like the
- * module does (uapi/linux/ketw.h), so that the ketw command can be run
- * end to end by the unit tests.
+ * read(), mmap() and close() of the path $KETW_FAKE_DEV and answers like
+ * the module does (uapi/linux/ketw.h), so that the ketw command can be
+ * run end to end by the unit tests.
  *
- * Sessions live in the file $KETW_FAKE_STATE, so that they outlive each
- * ketw process as they outlive it in the kernel. A started session holds
- * a fixed stream: START, $KETW_FAKE_EVENTS (default 10) sample events
- * alternating over 2 CPUs, and STOP once stopped; read() hands out whole
- * records from it.
+ * Sessions live in the file $KETW_FAKE_STATE, and each session's per-CPU
+ * buffers (a meta page and a data area per CPU, as the module lays them
+ * out) in the file $KETW_FAKE_STATE.<name>, so that they outlive each
+ * ketw process as they outlive it in the kernel. mmap() of the device
+ * maps that file; read() consumes from it by the same rules.
+ *
+ * Starting a session logs START (cpu 0) and $KETW_FAKE_EVENTS (default
+ * 10) sample events alternating over 2 CPUs; stopping logs STOP (cpu 0),
+ * after OVERFLOW and RESUME on every CPU that lost events. An UNTIL_FULL
+ * session that lost events is stopped by the full policy right away.
+ *
+ * Other knobs:
+ *   KETW_FAKE_SNAPSHOT_WRITES=N  a snapshot of a LOOP session races with
+ *                                N events written on that CPU
+ *   KETW_FAKE_SNAPSHOT_FLAG=1    report snapshot losses as the module
+ *                                does today (1, not a count)
+ *   KETW_FAKE_FLUSH_READER=1     a reader drains the session during a
+ *                                flush (else the flush times out)
+ *   KETW_FAKE_SLOW_MS=N          every mmap() takes N ms
+ *   KETW_FAKE_NO_MMAP=1          mmap() fails with ENODEV
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,27 +40,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/ketw.h>
+#include "fake_ring.h"
 
 #define FAKE_CPUS	2
 #define FAKE_SESSIONS	8
 #define FAKE_FDS	64
+#define FAKE_PAGE	4096
 
 struct fake_session {
 	char name[KETW_NAME_MAX];
 	struct ketw_session_attr attr;
 	uint32_t used;
-	uint32_t started;
-	uint32_t stopped;
-	uint32_t reserved;
-	uint64_t consumed;	/* bytes of the stream read */
+	uint32_t state;
+	uint32_t auto_stopped;
+	int32_t flush_error;
+	uint64_t overrun_seen;
+	uint64_t starts;
+	uint64_t clock;			/* the last timestamp handed out */
+	struct fake_wcpu w[FAKE_CPUS];
 };
 
 /* fds that are the fake device, and the session each is attached to */
 static struct {
 	int open;
+	unsigned int cursor;		/* read(): the CPU to start from */
 	char session[KETW_NAME_MAX];
 } fake_fds[FAKE_FDS];
 
@@ -53,6 +76,7 @@ static int (*real_open)(const char *, int, ...);
 static ssize_t (*real_read)(int, void *, size_t);
 static int (*real_close)(int);
 static int (*real_ioctl)(int, unsigned long, ...);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 
 static void fake_init(void)
 {
@@ -62,12 +86,22 @@ static void fake_init(void)
 	real_read = dlsym(RTLD_NEXT, "read");
 	real_close = dlsym(RTLD_NEXT, "close");
 	real_ioctl = dlsym(RTLD_NEXT, "ioctl");
+	real_mmap = dlsym(RTLD_NEXT, "mmap");
 }
 
 static bool fake_fd(int fd)
 {
 	return fd >= 0 && fd < FAKE_FDS && fake_fds[fd].open;
 }
+
+static unsigned int fake_env(const char *name, unsigned int dflt)
+{
+	const char *e = getenv(name);
+
+	return e && *e ? (unsigned int)atoi(e) : dflt;
+}
+
+/* ---- the state file ------------------------------------------------ */
 
 static int fake_load(struct fake_session *s)
 {
@@ -105,84 +139,317 @@ static struct fake_session *fake_find(struct fake_session *s, const char *name)
 	return NULL;
 }
 
-static unsigned int fake_events(void)
-{
-	const char *e = getenv("KETW_FAKE_EVENTS");
+/* ---- the buffers: one file per session ------------------------------ */
 
-	return e ? (unsigned int)atoi(e) : 10;
+struct fake_ring {
+	unsigned char *base;
+	size_t len;
+	uint32_t size;		/* data area per CPU */
+};
+
+static void fake_ring_path(const struct fake_session *s, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "%s.%s", getenv("KETW_FAKE_STATE"), s->name);
 }
 
-static size_t fake_record(unsigned char *p, unsigned int cpu, uint64_t seq,
-			  uint64_t ts, uint16_t flags, uint32_t id,
-			  const void *data, size_t len)
+static uint32_t fake_size(const struct fake_session *s)
+{
+	return s->attr.buffer_kb * 1024;
+}
+
+static size_t fake_cpu_off(const struct fake_session *s, unsigned int cpu)
+{
+	return (size_t)cpu * (FAKE_PAGE + fake_size(s));
+}
+
+static int fake_ring_map(const struct fake_session *s, struct fake_ring *r,
+			 bool create)
+{
+	char path[512];
+	int fd;
+
+	fake_ring_path(s, path, sizeof(path));
+	r->size = fake_size(s);
+	r->len = fake_cpu_off(s, FAKE_CPUS);
+	fd = real_open(path, O_RDWR | (create ? O_CREAT | O_TRUNC : 0), 0644);
+	if (fd < 0)
+		return -EIO;
+	if (create && ftruncate(fd, r->len)) {
+		real_close(fd);
+		return -EIO;
+	}
+	r->base = real_mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			    fd, 0);
+	real_close(fd);
+	return r->base == MAP_FAILED ? -EIO : 0;
+}
+
+static void fake_ring_unmap(struct fake_ring *r)
+{
+	munmap(r->base, r->len);
+}
+
+static struct ketw_meta_page *fake_meta(const struct fake_ring *r,
+					unsigned int cpu)
+{
+	return (void *)(r->base + (size_t)cpu * (FAKE_PAGE + r->size));
+}
+
+static unsigned char *fake_data(const struct fake_ring *r, unsigned int cpu)
+{
+	return (unsigned char *)fake_meta(r, cpu) + FAKE_PAGE;
+}
+
+static uint64_t fake_tick(struct fake_session *s, uint64_t ts)
+{
+	if (ts > s->clock)
+		s->clock = ts;
+	return s->clock;
+}
+
+static bool fake_log_sys(struct fake_session *s, struct fake_ring *r,
+			 unsigned int cpu, uint32_t id, const void *data,
+			 uint32_t len, uint64_t ts)
+{
+	struct ketw_event_header h;
+
+	fake_sys_header(&h, id, cpu, 0, 0, len);
+	return fake_ring_write(fake_meta(r, cpu), fake_data(r, cpu), &s->w[cpu],
+			       &h, data, len, true, fake_tick(s, ts));
+}
+
+/* Sample event @i, as ketw_sample.ko would log it (payload 16..47 bytes). */
+static void fake_log_sample(struct fake_session *s, struct fake_ring *r,
+			    unsigned int cpu, unsigned int i, uint64_t ts)
 {
 	static const uint8_t guid[KETW_GUID_SIZE] = {
 		0x6b, 0x65, 0x74, 0x77, 0x73, 0x61, 0x6d, 0x70,
 		0x6c, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
 	};
 	struct ketw_event_header h = {
-		.size = KETW_EVENT_HEADER_SIZE + len,
-		.flags = flags,
-		.event_id = id,
-		.cpu = cpu,
-		.sequence = seq,
-		.timestamp = ts,
+		.type = 10, .level = KETW_LEVEL_INFO, .version = 2,
+		.event_id = 1, .thread_id = 4242, .process_id = 4242,
+		.keyword = 0x1,
 	};
-	size_t span = KETW_RECORD_SPAN(h.size);
+	uint32_t magic = 0x6b657477, len = 16 + i % 32, k;
+	uint64_t value = i * 3 + 1;
+	unsigned char data[64];
 
-	if (!(flags & KETW_RECORD_SYSTEM)) {
-		h.type = 10;
-		h.level = KETW_LEVEL_INFO;
-		h.version = 2;
-		h.keyword = 0x1;
-		h.thread_id = 4242;
-		h.process_id = 4242;
-		memcpy(h.provider_guid, guid, sizeof(guid));
-	}
-	memset(p, 0, span);
-	memcpy(p, &h, sizeof(h));
-	memcpy(p + sizeof(h), data, len);
-	return span;
+	memcpy(h.provider_guid, guid, sizeof(guid));
+	memcpy(data, &i, 4);
+	memcpy(data + 4, &magic, 4);
+	memcpy(data + 8, &value, 8);
+	for (k = 16; k < len; k++)
+		data[k] = (i + k - 16) & 0xff;
+	fake_ring_write(fake_meta(r, cpu), fake_data(r, cpu), &s->w[cpu], &h,
+			data, len, false, fake_tick(s, ts));
 }
 
-/* The session's whole stream so far, in the order read() gives it. */
-static size_t fake_stream(const struct fake_session *s, unsigned char *p)
+static void fake_stop(struct fake_session *s, struct fake_ring *r,
+		      uint32_t auto_stop)
+{
+	struct ketw_sys_stop st = { .auto_stop = auto_stop };
+	unsigned int cpu;
+
+	/* Losses after each CPU's last record, then STOP. */
+	for (cpu = 0; cpu < FAKE_CPUS; cpu++)
+		fake_ring_write(fake_meta(r, cpu), fake_data(r, cpu),
+				&s->w[cpu], NULL, NULL, 0, true, s->clock);
+	fake_log_sys(s, r, 0, KETW_SYS_STOP, &st, sizeof(st), s->clock + 1000);
+	s->state = KETW_STATE_SUSPENDED;
+	s->auto_stopped = auto_stop;
+}
+
+static void fake_start(struct fake_session *s, struct fake_ring *r)
 {
 	struct ketw_sys_start st = {
 		.level = s->attr.level,
 		.match_any = s->attr.match_any,
 		.match_all = s->attr.match_all,
 	};
-	struct ketw_sys_stop sp = { .auto_stop = 0 };
-	uint64_t seq[FAKE_CPUS] = { 0 };
-	unsigned int i, n = fake_events();
-	unsigned char data[64];
-	size_t off = 0, k, len;
+	uint64_t base = 1000000000ull * ++s->starts;
+	unsigned int i, n = fake_env("KETW_FAKE_EVENTS", 10), cpu;
+	bool lost = false;
 
-	if (!s->started)
-		return 0;
-	off += fake_record(p + off, 0, seq[0]++, 1000000000, KETW_RECORD_SYSTEM,
-			   KETW_SYS_START, &st, sizeof(st));
-	for (i = 0; i < n; i++) {
-		uint32_t magic = 0x6b657477;
-		uint64_t value = i * 3 + 1;
+	s->auto_stopped = 0;
+	fake_log_sys(s, r, 0, KETW_SYS_START, &st, sizeof(st), base);
+	s->state = KETW_STATE_RUNNING;
+	for (i = 0; i < n; i++)
+		fake_log_sample(s, r, i % FAKE_CPUS, i, base + (i + 1) * 1000);
+	for (cpu = 0; cpu < FAKE_CPUS; cpu++)
+		lost |= s->w[cpu].lost;
+	if (lost && s->attr.policy == KETW_POLICY_UNTIL_FULL)
+		fake_stop(s, r, 1);
+}
 
-		len = 16 + i % 32;
-		memcpy(data, &i, 4);
-		memcpy(data + 4, &magic, 4);
-		memcpy(data + 8, &value, 8);
-		for (k = 16; k < len; k++)
-			data[k] = (i + k - 16) & 0xff;
-		off += fake_record(p + off, i % FAKE_CPUS, seq[i % FAKE_CPUS]++,
-				   1000000000 + (i + 1) * 1000, 0, 1, data,
-				   len);
+/* ---- ioctls ------------------------------------------------------------ */
+
+static int fake_create(struct fake_session *ss, int fd,
+		       struct ketw_session_attr *a)
+{
+	struct fake_session *s;
+	struct fake_ring r;
+	uint32_t bytes, max_span;
+	unsigned int i, cpu;
+
+	if (a->size < KETW_SESSION_ATTR_SIZE_VER0 || !a->name[0] ||
+	    a->flags || a->reserved0 || a->reserved1)
+		return -EINVAL;
+	if (!a->buffer_kb)
+		a->buffer_kb = KETW_BUFFER_KB_DEFAULT;
+	if (a->buffer_kb < KETW_BUFFER_KB_MIN || a->buffer_kb > 4096)
+		return -EINVAL;		/* the fake keeps its files small */
+	for (bytes = 4096; bytes < a->buffer_kb * 1024; bytes *= 2)
+		;
+	a->buffer_kb = bytes / 1024;
+	max_span = bytes / 2 - KETW_SYSTEM_RESERVE;
+	if (!a->policy)
+		a->policy = KETW_POLICY_DEFAULT;
+	if (!a->clock)
+		a->clock = KETW_CLOCK_DEFAULT;
+	if (!a->watermark)
+		a->watermark = 50;
+	if (a->policy > KETW_POLICY_FLUSH || a->clock > KETW_CLOCK_LOCAL ||
+	    a->level > KETW_LEVEL_VERBOSE || a->watermark > 100)
+		return -EINVAL;
+	if (!a->max_data_size)
+		a->max_data_size = KETW_MAX_DATA_DEFAULT < max_span - 64 ?
+				   KETW_MAX_DATA_DEFAULT : max_span - 64;
+	if (a->max_data_size > KETW_MAX_DATA_SIZE ||
+	    KETW_RECORD_SPAN(64 + a->max_data_size) > max_span)
+		return -EINVAL;
+	if (fake_find(ss, a->name))
+		return -EEXIST;
+	for (i = 0; i < FAKE_SESSIONS && ss[i].used; i++)
+		;
+	if (i == FAKE_SESSIONS)
+		return -ENOSPC;
+	s = &ss[i];
+	memset(s, 0, sizeof(*s));
+	s->used = 1;
+	memcpy(s->name, a->name, KETW_NAME_MAX);
+	a->nr_cpus = FAKE_CPUS;
+	a->creation_time = 1700000000000000000ull;
+	a->clock_resolution = 1;
+	a->state = KETW_STATE_CREATED;
+	s->attr = *a;
+	s->state = KETW_STATE_CREATED;
+	if (fake_ring_map(s, &r, true))
+		return -ENOMEM;
+	for (cpu = 0; cpu < FAKE_CPUS; cpu++)
+		fake_ring_init(fake_meta(&r, cpu), cpu, a->policy, r.size,
+			       a->watermark);
+	fake_ring_unmap(&r);
+	memcpy(fake_fds[fd].session, a->name, KETW_NAME_MAX);
+	fake_fds[fd].cursor = 0;
+	return 0;
+}
+
+static void fake_status(struct fake_session *s, struct fake_ring *r,
+			struct ketw_session_status *st)
+{
+	uint32_t room = r->size, max_span;
+	unsigned int cpu;
+	bool full = false;
+
+	max_span = KETW_RECORD_SPAN(64 + s->attr.max_data_size);
+	if (s->attr.policy == KETW_POLICY_UNTIL_FULL)
+		room -= KETW_SYSTEM_RESERVE;
+	st->written = st->lost = st->overwritten = 0;
+	for (cpu = 0; cpu < FAKE_CPUS; cpu++) {
+		struct ketw_meta_page *m = fake_meta(r, cpu);
+
+		st->written += m->written;
+		st->lost += m->lost_full + m->lost_busy + m->lost_nested;
+		st->overwritten += m->overwritten;
+		if (s->attr.policy == KETW_POLICY_LOOP)
+			full |= m->overwritten != 0;
+		else
+			full |= (uint64_t)(m->commit - fake_ring_tail(m)) +
+				max_span > room;
 	}
-	if (s->stopped)
-		off += fake_record(p + off, 0, seq[0]++,
-				   1000000000 + (n + 1) * 1000,
-				   KETW_RECORD_SYSTEM, KETW_SYS_STOP, &sp,
-				   sizeof(sp));
-	return off;
+	st->state = s->state;
+	st->full_status = full ? KETW_FULL_FULL : KETW_FULL_NOT_FULL;
+	st->overrun_status = st->lost + st->overwritten != s->overrun_seen ?
+			     KETW_OVERRUN_OVERRUN : KETW_OVERRUN_NONE;
+	s->overrun_seen = st->lost + st->overwritten;
+	st->flush_status = KETW_FLUSH_NOT_FLUSHING;
+	st->flush_error = s->flush_error;
+	s->flush_error = 0;
+	st->auto_stopped = s->auto_stopped;
+	st->nr_cpus = FAKE_CPUS;
+}
+
+/* Copy [from, from + n) of a CPU's area, minding the wrap. */
+static void fake_copy_out(const struct fake_ring *r, unsigned int cpu,
+			  uint32_t from, uint32_t n, unsigned char *dst)
+{
+	uint32_t off = from & (r->size - 1);
+	uint32_t first = n < r->size - off ? n : r->size - off;
+
+	memcpy(dst, fake_data(r, cpu) + off, first);
+	memcpy(dst + first, fake_data(r, cpu), n - first);
+}
+
+static int fake_snapshot(struct fake_session *s, struct fake_ring *r,
+			 struct ketw_snapshot *snap)
+{
+	struct ketw_meta_page *m = fake_meta(r, snap->cpu);
+	unsigned int i, n = fake_env("KETW_FAKE_SNAPSHOT_WRITES", 0);
+	uint32_t from = fake_ring_tail(m), to = m->commit, o2;
+	uint64_t dropped = 0, before = m->overwritten;
+
+	if (snap->buf_len < r->size)
+		return -EINVAL;
+	/*
+	 * Writers that come while the kernel copies: every record they
+	 * overwrite lies between from and the new oldest (and is counted).
+	 */
+	if (s->attr.policy == KETW_POLICY_LOOP) {
+		for (i = 0; i < n; i++)
+			fake_log_sample(s, r, snap->cpu, 1000 + i,
+					s->clock + 1000);
+		o2 = m->oldest;
+		if (fake_before(from, o2)) {
+			dropped = m->overwritten - before;
+			from = fake_before(to, o2) ? to : o2;
+		}
+	}
+	fake_copy_out(r, snap->cpu, from, to - from,
+		      (unsigned char *)(uintptr_t)snap->buf);
+	snap->len = to - from;
+	snap->lost = dropped && fake_env("KETW_FAKE_SNAPSHOT_FLAG", 0) ?
+		     1 : dropped;
+	return 0;
+}
+
+static int fake_flush(struct fake_session *s, struct fake_ring *r)
+{
+	struct ketw_sys_error e = { .error = -ETIMEDOUT };
+	unsigned int cpu;
+
+	if (s->state != KETW_STATE_RUNNING)
+		return -EALREADY;
+	fake_log_sys(s, r, 0, KETW_SYS_FLUSH_START, NULL, 0, s->clock + 1000);
+	if (fake_env("KETW_FAKE_FLUSH_READER", 0)) {
+		/* Some reader took everything. */
+		for (cpu = 0; cpu < FAKE_CPUS; cpu++) {
+			struct ketw_meta_page *m = fake_meta(r, cpu);
+
+			if (m->policy == KETW_POLICY_LOOP)
+				m->oldest = m->commit;
+			else
+				m->consumed = m->commit;
+		}
+	} else {
+		fake_log_sys(s, r, 0, KETW_SYS_ERROR, &e, sizeof(e),
+			     s->clock + 1000);
+		if (!s->flush_error)
+			s->flush_error = -ETIMEDOUT;
+	}
+	fake_log_sys(s, r, 0, KETW_SYS_FLUSH_STOP, NULL, 0, s->clock + 1000);
+	return s->flush_error ? -ETIMEDOUT : 0;
 }
 
 static int fake_ioctl_cmd(int fd, unsigned long cmd, void *arg)
@@ -191,105 +458,116 @@ static int fake_ioctl_cmd(int fd, unsigned long cmd, void *arg)
 	struct ketw_session_attr *a = arg;
 	struct ketw_session_ref *ref = arg;
 	struct ketw_cpu_stats *st = arg;
+	struct ketw_session_status *status = arg;
+	struct ketw_snapshot *snap = arg;
+	struct ketw_meta_page *m;
+	struct fake_ring r;
 	const char *name;
-	int i;
+	char path[512];
+	int err = 0;
 
 	if (fake_load(ss))
 		return -EIO;
 	switch (cmd) {
 	case KETW_IOC_CREATE:
-		if (a->size < KETW_SESSION_ATTR_SIZE_VER0 || !a->name[0] ||
-		    a->flags)
-			return -EINVAL;
-		if (fake_find(ss, a->name))
-			return -EEXIST;
-		for (i = 0; i < FAKE_SESSIONS && ss[i].used; i++)
-			;
-		if (i == FAKE_SESSIONS)
-			return -ENOSPC;
-		s = &ss[i];
-		memset(s, 0, sizeof(*s));
-		s->used = 1;
-		memcpy(s->name, a->name, KETW_NAME_MAX);
-		if (!a->buffer_kb)
-			a->buffer_kb = KETW_BUFFER_KB_DEFAULT;
-		if (!a->policy)
-			a->policy = KETW_POLICY_DEFAULT;
-		if (!a->clock)
-			a->clock = KETW_CLOCK_DEFAULT;
-		if (!a->max_data_size)
-			a->max_data_size = KETW_MAX_DATA_DEFAULT;
-		a->nr_cpus = FAKE_CPUS;
-		a->creation_time = 1700000000000000000ull;
-		a->clock_resolution = 1;
-		a->state = KETW_STATE_CREATED;
-		s->attr = *a;
-		memcpy(fake_fds[fd].session, a->name, KETW_NAME_MAX);
-		fake_save(ss);
-		return 0;
+		err = fake_create(ss, fd, a);
+		if (!err)
+			fake_save(ss);
+		return err;
 	case KETW_IOC_GET_ATTR:
 		name = a->name;
 		break;
 	case KETW_IOC_CPU_STATS:
+		if (st->size < sizeof(*st))
+			return -EINVAL;
 		name = st->name;
 		break;
-	default:
+	case KETW_IOC_STATUS:
+		if (status->size < sizeof(*status) || status->reserved0)
+			return -EINVAL;
+		name = status->name;
+		break;
+	case KETW_IOC_SNAPSHOT:
+		if (snap->size < sizeof(*snap))
+			return -EINVAL;
+		name = snap->name;
+		break;
+	case KETW_IOC_START:
+	case KETW_IOC_STOP:
+	case KETW_IOC_DESTROY:
+	case KETW_IOC_ATTACH:
+	case KETW_IOC_FLUSH:
 		name = ref->name;
 		break;
+	default:
+		return -ENOTTY;
 	}
 	s = fake_find(ss, name);
 	if (!s)
 		return -ENOENT;
+	if (cmd == KETW_IOC_ATTACH) {
+		memcpy(fake_fds[fd].session, name, KETW_NAME_MAX);
+		fake_fds[fd].cursor = 0;
+		return 0;
+	}
+	if (cmd == KETW_IOC_GET_ATTR) {
+		*a = s->attr;
+		a->state = s->state;
+		return 0;
+	}
+	if (cmd == KETW_IOC_DESTROY) {
+		s->used = 0;
+		fake_ring_path(s, path, sizeof(path));
+		unlink(path);
+		fake_save(ss);
+		return 0;
+	}
+	if (fake_ring_map(s, &r, false))
+		return -EIO;
 	switch (cmd) {
 	case KETW_IOC_START:
-		if (s->started && !s->stopped)
-			return -EBUSY;
-		s->started = 1;
-		s->stopped = 0;
+		if (s->state == KETW_STATE_RUNNING)
+			err = -EBUSY;
+		else
+			fake_start(s, &r);
 		break;
 	case KETW_IOC_STOP:
-		if (!s->started || s->stopped)
-			return -EALREADY;
-		s->stopped = 1;
+		if (s->state != KETW_STATE_RUNNING)
+			err = -EALREADY;
+		else
+			fake_stop(s, &r, 0);
 		break;
-	case KETW_IOC_DESTROY:
-		s->used = 0;
-		break;
-	case KETW_IOC_ATTACH:
-		memcpy(fake_fds[fd].session, name, KETW_NAME_MAX);
-		return 0;
-	case KETW_IOC_GET_ATTR:
-		*a = s->attr;
-		a->state = !s->started ? KETW_STATE_CREATED :
-			   s->stopped ? KETW_STATE_SUSPENDED :
-			   KETW_STATE_RUNNING;
-		return 0;
-	case KETW_IOC_CPU_STATS: {
-		static unsigned char buf[1 << 20];
-		size_t len = fake_stream(s, buf), off = 0;
-		uint64_t written = 0, read = 0;
-		const struct ketw_event_header *h;
-
-		if (st->cpu >= FAKE_CPUS)
-			return -EINVAL;
-		for (; off < len; off += KETW_RECORD_SPAN(h->size)) {
-			h = (const void *)(buf + off);
-			if (h->cpu != st->cpu)
-				continue;
-			written++;
-			read += off < s->consumed;
+	case KETW_IOC_CPU_STATS:
+		if (st->cpu >= FAKE_CPUS) {
+			err = -EINVAL;
+			break;
 		}
-		st->written = written;
-		st->read = read;
-		st->sequence = written;
-		st->lost_full = st->cpu;	/* something to report */
-		return 0;
+		m = fake_meta(&r, st->cpu);
+		st->written = m->written;
+		st->lost_full = m->lost_full;
+		st->overwritten = m->overwritten;
+		st->lost_busy = m->lost_busy;
+		st->lost_nested = m->lost_nested;
+		st->truncated = m->truncated;
+		st->read = m->read;
+		st->sequence = s->w[st->cpu].seq;
+		st->produced = m->commit;
+		st->consumed = fake_ring_tail(m);
+		break;
+	case KETW_IOC_STATUS:
+		fake_status(s, &r, status);
+		break;
+	case KETW_IOC_SNAPSHOT:
+		err = snap->cpu >= FAKE_CPUS ? -EINVAL :
+		      fake_snapshot(s, &r, snap);
+		break;
+	case KETW_IOC_FLUSH:
+		err = fake_flush(s, &r);
+		break;
 	}
-	default:
-		return -ENOTTY;
-	}
+	fake_ring_unmap(&r);
 	fake_save(ss);
-	return 0;
+	return err;
 }
 
 int ioctl(int fd, unsigned long cmd, ...)
@@ -312,12 +590,49 @@ int ioctl(int fd, unsigned long cmd, ...)
 	return 0;
 }
 
+/* ---- read() ------------------------------------------------------------ */
+
+/* One CPU, as ketw_ring_read_cpu(): whole records, padding skipped. */
+static ssize_t fake_read_cpu(struct fake_ring *r, unsigned int cpu,
+			     unsigned char *buf, size_t len)
+{
+	struct ketw_meta_page *m = fake_meta(r, cpu);
+	bool loop = m->policy == KETW_POLICY_LOOP;
+	uint32_t c = fake_ring_tail(m), p = m->commit, span;
+	const struct ketw_event_header *h;
+	size_t copied = 0;
+	ssize_t ret = 0;
+
+	while (c != p) {
+		h = (const void *)(fake_data(r, cpu) + (c & (r->size - 1)));
+		span = KETW_RECORD_SPAN((uint32_t)h->size);
+		if (!(h->flags & KETW_RECORD_PADDING)) {
+			if (copied + span > len) {
+				if (!copied)
+					ret = -EMSGSIZE;
+				break;
+			}
+			memcpy(buf + copied, h, span);
+			copied += span;
+			m->read++;
+		}
+		c += span;
+	}
+	if (loop)
+		m->oldest = c;
+	else
+		m->consumed = c;
+	return copied ? (ssize_t)copied : ret;
+}
+
 ssize_t read(int fd, void *buf, size_t len)
 {
-	static unsigned char stream[1 << 20];
 	struct fake_session ss[FAKE_SESSIONS], *s;
-	size_t total, off, n = 0, span;
-	const struct ketw_event_header *h;
+	struct fake_ring r;
+	size_t copied = 0;
+	ssize_t n, err = 0;
+	unsigned int i, cpu;
+	bool empty = true;
 
 	fake_init();
 	if (!fake_fd(fd))
@@ -327,34 +642,99 @@ ssize_t read(int fd, void *buf, size_t len)
 		return -1;
 	}
 	s = fake_find(ss, fake_fds[fd].session);
-	if (!s) {
+	if (!s || fake_ring_map(s, &r, false)) {
 		errno = EINVAL;
 		return -1;
 	}
-	total = fake_stream(s, stream);
-	for (off = s->consumed; off < total; off += span) {
-		h = (const void *)(stream + off);
-		span = KETW_RECORD_SPAN(h->size);
-		if (n + span > len)
+	for (i = 0; i < FAKE_CPUS && copied < len; i++) {
+		cpu = (fake_fds[fd].cursor + i) % FAKE_CPUS;
+		n = fake_read_cpu(&r, cpu, (unsigned char *)buf + copied,
+				  len - copied);
+		if (n >= 0) {
+			copied += n;
+			continue;
+		}
+		if (!err)
+			err = n;
+		if (copied)
 			break;
-		memcpy((unsigned char *)buf + n, h, span);
-		n += span;
 	}
-	if (!n && s->consumed < total) {
+	fake_fds[fd].cursor = (fake_fds[fd].cursor + 1) % FAKE_CPUS;
+	for (cpu = 0; cpu < FAKE_CPUS; cpu++)
+		empty &= fake_ring_tail(fake_meta(&r, cpu)) ==
+			 fake_meta(&r, cpu)->commit;
+	fake_ring_unmap(&r);
+	if (copied)
+		return copied;
+	if (err) {
 		errno = EINVAL;		/* the next record does not fit */
 		return -1;
 	}
-	if (!n) {
-		if (s->started && !s->stopped) {
-			errno = EAGAIN;	/* the tool always reads O_NONBLOCK */
-			return -1;
-		}
-		return 0;
+	if (s->state == KETW_STATE_RUNNING || !empty) {
+		errno = EAGAIN;		/* the tool always reads O_NONBLOCK */
+		return -1;
 	}
-	s->consumed += n;
-	fake_save(ss);
-	return n;
+	return 0;
 }
+
+/* ---- mmap() ------------------------------------------------------------ */
+
+/* The module's checks (ketw_ring_mmap()), then the session's file. */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct fake_session ss[FAKE_SESSIONS], *s;
+	uint64_t cpu = (uint64_t)off >> KETW_MMAP_CPU_SHIFT;
+	uint64_t part = (uint64_t)off & (KETW_MMAP_CPU(1) - 1);
+	unsigned int slow = fake_env("KETW_FAKE_SLOW_MS", 0);
+	char path[512];
+	int rfd, err = 0;
+	void *p;
+
+	fake_init();
+	if (!fake_fd(fd))
+		return real_mmap(addr, len, prot, flags, fd, off);
+	if (slow) {
+		struct timespec ts = {
+			.tv_sec = slow / 1000,
+			.tv_nsec = (slow % 1000) * 1000000l,
+		};
+
+		nanosleep(&ts, NULL);
+	}
+	if (fake_env("KETW_FAKE_NO_MMAP", 0))
+		err = ENODEV;
+	else if (!fake_fds[fd].session[0] || fake_load(ss))
+		err = EINVAL;
+	else if (!(s = fake_find(ss, fake_fds[fd].session)))
+		err = EINVAL;
+	else if (cpu >= FAKE_CPUS || !(flags & MAP_SHARED))
+		err = EINVAL;
+	else if (part == 0 && len != FAKE_PAGE)
+		err = EINVAL;
+	else if (part && (part != FAKE_PAGE || len != fake_size(s)))
+		err = EINVAL;
+	else if (part && (prot & PROT_WRITE))
+		err = EPERM;
+	if (err) {
+		errno = err;
+		return MAP_FAILED;
+	}
+	fake_ring_path(s, path, sizeof(path));
+	rfd = real_open(path, O_RDWR);
+	if (rfd < 0) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	p = real_mmap(addr, len, prot, flags, rfd,
+		      fake_cpu_off(s, cpu) + part);
+	real_close(rfd);
+	return p;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
+
+/* ---- open() and close() ------------------------------------------------ */
 
 static int fake_open(const char *path, int flags, mode_t mode)
 {
@@ -367,6 +747,7 @@ static int fake_open(const char *path, int flags, mode_t mode)
 	fd = real_open("/dev/null", O_RDONLY | (flags & O_CLOEXEC));
 	if (fd >= 0 && fd < FAKE_FDS) {
 		fake_fds[fd].open = 1;
+		fake_fds[fd].cursor = 0;
 		fake_fds[fd].session[0] = '\0';
 	}
 	return fd;
