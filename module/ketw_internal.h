@@ -69,22 +69,33 @@ struct ketw_session {
 	unsigned int nr_enables;
 };
 
+/*
+ * Event ids a session filters out of a provider: owned by the session's
+ * enable entry, pointed to by the providers' enable sets, freed after a
+ * grace period once no set points to it.
+ */
+struct ketw_idset {
+	struct rcu_head rcu;
+	DECLARE_BITMAP(bits, KETW_EVENT_SET_BITS);
+};
+
 /**
  * struct ketw_enablement - one running session's filter for one provider
  * @session:   the session (running while it is in an enable set).
  * @level:     highest level taken; 0 takes all.
- * @has_set:   @filtered is not empty.
  * @match_any: an event's keyword must share a bit with it (0: no test).
  * @match_all: an event's keyword must hold all its bits.
- * @filtered:  event ids filtered out (POSIX event set filter).
+ * @filtered:  event ids filtered out (POSIX event set filter), or NULL.
+ *
+ * Kept small: a provider's set holds one per running session, and is
+ * allocated with __GFP_NOFAIL, which must stay within order 1.
  */
 struct ketw_enablement {
 	struct ketw_session *session;
 	u32 level;
-	bool has_set;
 	u64 match_any;
 	u64 match_all;
-	DECLARE_BITMAP(filtered, KETW_EVENT_SET_BITS);
+	const struct ketw_idset *filtered;
 };
 
 /* A provider's enablements, replaced whole under ketw_mutex, read under RCU. */
@@ -99,11 +110,13 @@ struct ketw_enable_set {
  * @guid:   the provider's GUID, or all zero to match @name.
  * @name:   the provider's name when @guid is zero.
  * @filter: what the session takes from it.
+ * @idset:  @filter.filtered as a bitmap, or NULL if empty.
  */
 struct ketw_session_enable {
 	u8 guid[KETW_GUID_SIZE];
 	char name[KETW_NAME_MAX];
 	struct ketw_filter filter;
+	struct ketw_idset *idset;
 };
 
 /* session.c */
@@ -133,6 +146,7 @@ void ketw_sessions_destroy_all(void);
 void ketw_providers_attach(struct ketw_session *s);
 void ketw_providers_detach(struct ketw_session *s);
 void ketw_providers_rundown(struct ketw_session *s);
+void ketw_session_enables_free(struct ketw_session *s);
 int ketw_session_enable(struct ketw_enable *req);
 int ketw_session_get_filter(struct ketw_enable *req);
 int ketw_providers_list(struct ketw_list *l);

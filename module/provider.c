@@ -31,8 +31,8 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 {
 	if (e->level && d->level > e->level)
 		return false;
-	if (e->has_set && d->id < KETW_EVENT_SET_BITS &&
-	    test_bit(d->id, e->filtered))
+	if (e->filtered && d->id < KETW_EVENT_SET_BITS &&
+	    test_bit(d->id, e->filtered->bits))
 		return false;
 	/* ETW: an event with no keyword passes every keyword filter. */
 	if (!d->keyword)
@@ -123,11 +123,22 @@ static bool ketw_enable_names(const struct ketw_session_enable *se,
  * filter. Returns false (and filter->enabled = 0) if the session does not
  * take the provider.
  */
+static struct ketw_session_enable *
+ketw_session_enable_of(struct ketw_session *s, const struct ketw_provider *prov)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_enables; i++)
+		if (ketw_enable_names(&s->enables[i], prov))
+			return &s->enables[i];
+	return NULL;
+}
+
 static bool ketw_session_filter(struct ketw_session *s,
 				const struct ketw_provider *prov,
 				struct ketw_filter *f)
 {
-	unsigned int i;
+	struct ketw_session_enable *se;
 
 	memset(f, 0, sizeof(*f));
 	if (!s->explicit) {
@@ -137,26 +148,25 @@ static bool ketw_session_filter(struct ketw_session *s,
 		f->match_all = s->attr.match_all;
 		return true;
 	}
-	for (i = 0; i < s->nr_enables; i++) {
-		if (ketw_enable_names(&s->enables[i], prov)) {
-			*f = s->enables[i].filter;
-			f->enabled = 1;
-			return true;
-		}
-	}
-	return false;
+	se = ketw_session_enable_of(s, prov);
+	if (!se)
+		return false;
+	*f = se->filter;
+	f->enabled = 1;
+	return true;
 }
 
-static void ketw_enablement_init(struct ketw_enablement *e,
-				 struct ketw_session *s,
-				 const struct ketw_filter *f)
+/**
+ * ketw_session_enables_free() - free a session's enable entries
+ * @s: a session in no provider's enable set any more.
+ */
+void ketw_session_enables_free(struct ketw_session *s)
 {
-	e->session = s;
-	e->level = f->level;
-	e->match_any = f->match_any;
-	e->match_all = f->match_all;
-	bitmap_from_arr64(e->filtered, f->filtered.bits, KETW_EVENT_SET_BITS);
-	e->has_set = !bitmap_empty(e->filtered, KETW_EVENT_SET_BITS);
+	unsigned int i;
+
+	for (i = 0; i < s->nr_enables; i++)
+		kfree_rcu(s->enables[i].idset, rcu);
+	kfree(s->enables);
 }
 
 /*
@@ -177,9 +187,9 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries (about 12 KiB): small
-		 * enough for __GFP_NOFAIL, so that stopping a session
-		 * cannot fail half way through its providers.
+		 * At most KETW_MAX_SESSIONS entries of 40 bytes: small
+		 * enough for __GFP_NOFAIL (order 0), so that stopping a
+		 * session cannot fail half way through its providers.
 		 */
 		new = kmalloc(struct_size(new, e, nr),
 			      GFP_KERNEL | __GFP_NOFAIL);
@@ -207,17 +217,22 @@ static void ketw_provider_update(struct ketw_provider *prov,
 static void ketw_provider_resync(struct ketw_provider *prov,
 				 struct ketw_session *s)
 {
-	struct ketw_enablement *e;
+	struct ketw_session_enable *se = NULL;
+	struct ketw_enablement e;
 	struct ketw_filter f;
 
 	if (!ketw_session_filter(s, prov, &f)) {
 		ketw_provider_update(prov, s, NULL);
 		return;
 	}
-	e = kmalloc(sizeof(*e), GFP_KERNEL | __GFP_NOFAIL);
-	ketw_enablement_init(e, s, &f);
-	ketw_provider_update(prov, s, e);
-	kfree(e);
+	if (s->explicit)
+		se = ketw_session_enable_of(s, prov);
+	e.session = s;
+	e.level = f.level;
+	e.match_any = f.match_any;
+	e.match_all = f.match_all;
+	e.filtered = se ? se->idset : NULL;
+	ketw_provider_update(prov, s, &e);
 }
 
 /**
@@ -426,14 +441,18 @@ static void ketw_log_filter_changes(struct ketw_session *s,
 }
 
 /*
- * Add, replace or remove @req's entry in @s->enables. Returns -ENOENT when
- * removing one that is not there, -ENOSPC past KETW_MAX_ENABLES.
+ * Add, replace or remove @req's entry in @s->enables. The id set it
+ * replaces goes to *@old_set, to be freed after the providers no longer
+ * point to it. Returns -ENOENT when removing one that is not there,
+ * -ENOSPC past KETW_MAX_ENABLES, -ENOMEM.
  */
 static int ketw_session_enables_edit(struct ketw_session *s,
-				     const struct ketw_enable *req)
+				     const struct ketw_enable *req,
+				     struct ketw_idset **old_set)
 {
 	struct ketw_session_enable *se, *arr;
-	unsigned int i;
+	struct ketw_idset *set = NULL;
+	unsigned int i, w;
 
 	for (i = 0; i < s->nr_enables; i++) {
 		se = &s->enables[i];
@@ -445,21 +464,38 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 	if (req->flags & KETW_ENABLE_DISABLE) {
 		if (i == s->nr_enables)
 			return -ENOENT;
+		*old_set = s->enables[i].idset;
 		s->enables[i] = s->enables[--s->nr_enables];
 		return 0;
 	}
+	for (w = 0; w < ARRAY_SIZE(req->filter.filtered.bits); w++)
+		if (req->filter.filtered.bits[w])
+			break;
+	if (w < ARRAY_SIZE(req->filter.filtered.bits)) {
+		set = kzalloc(sizeof(*set), GFP_KERNEL);
+		if (!set)
+			return -ENOMEM;
+		bitmap_from_arr64(set->bits, req->filter.filtered.bits,
+				  KETW_EVENT_SET_BITS);
+	}
 	if (i == s->nr_enables) {
-		if (s->nr_enables == KETW_MAX_ENABLES)
+		if (s->nr_enables == KETW_MAX_ENABLES) {
+			kfree(set);
 			return -ENOSPC;
+		}
 		arr = krealloc_array(s->enables, s->nr_enables + 1,
 				     sizeof(*arr), GFP_KERNEL);
-		if (!arr)
+		if (!arr) {
+			kfree(set);
 			return -ENOMEM;
+		}
 		s->enables = arr;
-		s->nr_enables++;
+		s->enables[s->nr_enables++].idset = NULL;
 	}
 	se = &s->enables[i];
+	*old_set = se->idset;
 	memset(se, 0, sizeof(*se));
+	se->idset = set;
 	if (req->provider[0])
 		strscpy(se->name, req->provider, sizeof(se->name));
 	else
@@ -480,6 +516,7 @@ static int ketw_session_enables_edit(struct ketw_session *s,
  */
 int ketw_session_enable(struct ketw_enable *req)
 {
+	struct ketw_idset *old_set = NULL;
 	struct ketw_filter *old = NULL;
 	struct ketw_provider *prov;
 	struct ketw_session *s;
@@ -514,7 +551,7 @@ int ketw_session_enable(struct ketw_enable *req)
 		list_for_each_entry(prov, &ketw_providers, node)
 			ketw_session_filter(s, prov, &old[nr++]);
 	}
-	err = ketw_session_enables_edit(s, req);
+	err = ketw_session_enables_edit(s, req, &old_set);
 	if (err || s->state != KETW_STATE_RUNNING)
 		goto out;
 	/* Each provider's set changes in one swap: no event falls between. */
@@ -523,6 +560,9 @@ int ketw_session_enable(struct ketw_enable *req)
 	ketw_log_filter_changes(s, old, nr, req);
 out:
 	mutex_unlock(&ketw_mutex);
+	/* Enable sets that pointed to it are gone after a grace period. */
+	if (old_set)
+		kfree_rcu(old_set, rcu);
 	kfree(old);
 	ketw_session_put(s);
 	return err;

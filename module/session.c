@@ -212,7 +212,7 @@ static void ketw_session_release(struct kref *kref)
 	ketw_ring_quiesce(s->ring);
 	cancel_work_sync(&s->auto_stop);
 	ketw_ring_free(s->ring);
-	kfree(s->enables);
+	ketw_session_enables_free(s);
 	kfree(s);
 	/* Safe: every caller is inside a file operation of this module. */
 	module_put(THIS_MODULE);
