@@ -13,10 +13,10 @@ int cmd_start(int argc, char **argv)
 	const char *name = KETW_DEFAULT_SESSION;
 	struct ketw_session_attr attr;
 	unsigned int level = 0, policy = 0, clock = 0;
-	uint64_t buffer_kb = 0, max_data = 0, any = 0, all = 0;
+	uint64_t buffer_kb = 0, max_data = 0, any = 0, all = 0, watermark = 0;
 	int c, fd, err, ret = KETW_EXIT_OK;
 
-	while ((c = ketw_getopt(argc, argv, "s:b:l:k:K:m:P:C:", &ret)) != -1) {
+	while ((c = ketw_getopt(argc, argv, "s:b:l:k:K:m:P:C:w:", &ret)) != -1) {
 		switch (c) {
 		case 's':
 			name = optarg;
@@ -52,6 +52,10 @@ int cmd_start(int argc, char **argv)
 					"-P: '%s' is not a policy (loop, until-full, flush)",
 					optarg);
 			break;
+		case 'w':
+			ret = ketw_opt_u64(argv[0], c, optarg,
+					   "a percentage", 1, 100, &watermark);
+			break;
 		case 'C':
 			if (ketw_parse_clock(optarg, &clock))
 				ret = ketw_usage_error(argv[0],
@@ -76,6 +80,7 @@ int cmd_start(int argc, char **argv)
 	attr.max_data_size = max_data;
 	attr.policy = policy;
 	attr.clock = clock;
+	attr.watermark = watermark;
 
 	fd = ketw_open_device(0);
 	if (fd < 0)
@@ -97,13 +102,13 @@ int cmd_start(int argc, char **argv)
 		ketw_session_destroy(fd, name);
 		goto out_close;
 	}
-	printf("session %s: running (policy %s, %u KiB x %u cpus, clock %s, max data %u, level %s, match_any 0x%llx, match_all 0x%llx)\n",
+	printf("session %s: running (policy %s, %u KiB x %u cpus, clock %s, max data %u, level %s, match_any 0x%llx, match_all 0x%llx, watermark %u%%)\n",
 	       attr.name, ketw_or(ketw_policy_name(attr.policy), "?"),
 	       attr.buffer_kb, attr.nr_cpus,
 	       ketw_or(ketw_clock_name(attr.clock), "?"), attr.max_data_size,
 	       attr.level ? ketw_or(ketw_level_name(attr.level), "?") : "all",
 	       (unsigned long long)attr.match_any,
-	       (unsigned long long)attr.match_all);
+	       (unsigned long long)attr.match_all, attr.watermark);
 out_close:
 	close(fd);
 	return ret;

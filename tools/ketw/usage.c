@@ -26,7 +26,7 @@ static const struct {
 
 	{ "start",
 "usage: ketw start [-s NAME] [-b KB] [-l LEVEL] [-k MATCH_ANY] [-K MATCH_ALL]\n"
-"                  [-m MAX_DATA] [-P POLICY] [-C CLOCK]\n"
+"                  [-m MAX_DATA] [-P POLICY] [-C CLOCK] [-w PERCENT]\n"
 "\n"
 "Create session NAME and start it. The session outlives this command: stop\n"
 "it with 'ketw stop', save it with 'ketw extract', remove it with 'ketw reset'.\n"
@@ -44,6 +44,8 @@ static const struct {
 "                default), until-full (stop the session), flush (drop\n"
 "                and count, for a streaming reader)\n"
 "  -C CLOCK      timestamps: mono (default), boot, local\n"
+"  -w PERCENT    watermark: poll() reports the session readable once a\n"
+"                per-CPU buffer is this full (1..100, default 50)\n"
 "\n"
 "Numbers are decimal or 0x-prefixed hexadecimal.\n" },
 
@@ -105,6 +107,42 @@ static const struct {
 "\n"
 "Print the attributes, state and per-CPU counters of session NAME\n"
 "(default \"ketw\").\n" },
+
+	{ "status",
+"usage: ketw status [-s NAME] [--json]\n"
+"\n"
+"Print the POSIX trace stream status of session NAME (default \"ketw\"):\n"
+"  session  running, suspended or created; whether the full policy\n"
+"           (until-full) stopped it\n"
+"  full     loop: a record was overwritten; until-full, flush: a buffer\n"
+"           has no room for the largest record\n"
+"  overrun  events were lost or overwritten since the last status\n"
+"  flush    whether a flush runs, and the first error of the last one\n"
+"           (ETIMEDOUT: no reader drained the session in time)\n"
+"then the totals over all cpus and the per-CPU counters (as 'ketw show').\n"
+"Reading the status resets the overrun status and the flush error.\n"
+"\n"
+"  --json        one JSON object: session, state, full, overrun, flushing,\n"
+"                flush_error, flush_error_name, auto_stopped, nr_cpus,\n"
+"                written, lost, overwritten, cpus (an array of counters)\n" },
+
+	{ "snapshot",
+"usage: ketw snapshot [-s NAME] -o FILE\n"
+"\n"
+"Copy the records in every per-CPU buffer of session NAME (default\n"
+"\"ketw\") to trace file FILE without consuming them: the session keeps\n"
+"running and keeps its records (a flight recorder's view, for loop\n"
+"sessions above all). Records overwritten while the kernel copied them\n"
+"are left out and counted. Read FILE with 'ketw report'.\n" },
+
+	{ "flush",
+"usage: ketw flush [-s NAME]\n"
+"\n"
+"Have the readers of running session NAME (default \"ketw\") drain what its\n"
+"buffers hold now: the kernel logs FLUSH_START, waits until readers\n"
+"consumed every record logged before it, and logs FLUSH_STOP. If no\n"
+"reader does in time, it logs ERROR and keeps ETIMEDOUT as the flush\n"
+"error ('ketw status'), and flush exits with status 1.\n" },
 
 	{ "reset",
 "usage: ketw reset [-s NAME]\n"

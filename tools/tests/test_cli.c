@@ -75,8 +75,20 @@ TEST(cli_usage_errors)
 	run_expect(NO_DEV, ARGS("extract", "-o", ""), 2, "empty file name");
 	run_expect(NULL, ARGS("report", "a", "b"), 2, "unexpected argument 'b'");
 	run_expect(NULL, ARGS("help", "frob"), 2, "unknown command 'frob'");
+	run_expect(NO_DEV, ARGS("start", "-w", "0"), 2, "-w: 0 is out of range");
+	run_expect(NO_DEV, ARGS("start", "-w", "101"), 2, "out of range");
+	run_expect(NO_DEV, ARGS("start", "-w", "half"), 2,
+		   "-w: 'half' is not a percentage");
 	run_expect(NO_DEV, ARGS("extract", "--frob"), 2, "unknown option --frob");
 	run_expect(NO_DEV, ARGS("extract", "--read=1"), 2, "unknown option");
+	run_expect(NO_DEV, ARGS("status", "--json", "x"), 2,
+		   "unexpected argument 'x'");
+	run_expect(NO_DEV, ARGS("status", "-o", "x"), 2, "unknown option -o");
+	run_expect(NO_DEV, ARGS("snapshot"), 2, "-o FILE is required");
+	run_expect(NO_DEV, ARGS("snapshot", "-o", ""), 2, "empty file name");
+	run_expect(NO_DEV, ARGS("flush", "-s", "a b"), 2,
+		   "is not a session name");
+	run_expect(NO_DEV, ARGS("flush", "now"), 2, "unexpected argument 'now'");
 	/* Usage errors say where to look. */
 	run_expect(NO_DEV, ARGS("start", "-b", "x"), 2,
 		   "Try 'ketw start --help'.");
@@ -86,6 +98,7 @@ TEST(cli_help)
 {
 	const char *const cmds[] = {
 		"start", "stop", "extract", "report", "show", "reset", "help",
+		"status", "snapshot", "flush",
 	};
 	char *out = NULL, *err = NULL;
 	unsigned int i;
@@ -136,6 +149,10 @@ TEST(cli_no_device)
 	run_expect(NO_DEV, ARGS("show"), 1, "is the ketw module loaded?");
 	run_expect(NO_DEV, ARGS("extract", "-o", test_path("x.ketw")), 1,
 		   "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("status"), 1, "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("snapshot", "-o", test_path("x.ketw")), 1,
+		   "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("flush"), 1, "is the ketw module loaded?");
 	CHECK(access(test_path("x.ketw"), F_OK) != 0);
 	/* Something that is not a ketw device. */
 	run_expect(ENV("KETW_DEVICE=/dev/null"), ARGS("start"), 1,
@@ -264,7 +281,7 @@ TEST(cli_session_flow)
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("start", "-s", "t1", "-b", "64",
 					       "-P", "until-full", "-l", "info",
 					       "-k", "0x3"), &o, &e), 0);
-	CHECK_CONTAINS(o, "session t1: running (policy until-full, 64 KiB x 2 cpus, clock mono, max data 4096, level INFO, match_any 0x3, match_all 0x0)");
+	CHECK_CONTAINS(o, "session t1: running (policy until-full, 64 KiB x 2 cpus, clock mono, max data 4096, level INFO, match_any 0x3, match_all 0x0, watermark 50%)");
 	free(o);
 	free(e);
 	run_expect(fake_env, ARGS("start", "-s", "t1"), 1,
@@ -554,4 +571,193 @@ TEST(cli_extract_progress)
 	free(o);
 	free(e);
 	run_expect(fake_env, ARGS("reset", "-s", "p"), 0, NULL);
+}
+
+TEST(cli_status)
+{
+	char *o = NULL, *e = NULL;
+
+	if (!fake_setup("status.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	run_expect(fake_env, ARGS("status", "-s", "nope"), 1,
+		   "session 'nope' does not exist");
+	run_expect(fake_env, ARGS("start", "-s", "ok", "-w", "25"), 0, NULL);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "ok"), &o, &e), 0);
+	CHECK_CONTAINS(o, "policy loop, max data 4096 bytes, watermark 25%");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("status", "-s", "ok"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session:  ok (running)\n"
+			  "full:     no\n"
+			  "overrun:  no, nothing lost since the last status\n"
+			  "flush:    not flushing, error 0\n"
+			  "totals:   11 written, 0 lost, 0 overwritten (2 cpus)\n");
+	CHECK_CONTAINS(o, "  cpu    written  lost_full");
+	CHECK_CONTAINS(o, "    0          6          0            0");
+	CHECK_CONTAINS(o, "    1          5          0            0");
+	free(o);
+	free(e);
+
+	/* Filled up: full, overrun (once), stopped by the policy. */
+	run_expect(fake_env_plus("KETW_FAKE_EVENTS=300"),
+		   ARGS("start", "-s", "full", "-b", "4", "-P", "until-full"),
+		   0, NULL);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("status", "-s", "full"), &o,
+				&e), 0);
+	CHECK_CONTAINS(o, "session:  full (suspended, stopped by the full policy)\n"
+			  "full:     yes\n"
+			  "overrun:  yes, events were lost or overwritten since the last status\n");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("status", "-s", "full",
+					       "--json"), &o, &e), 0);
+	CHECK_CONTAINS(o, "{\n  \"session\": \"full\",\n  \"state\": \"suspended\",\n"
+			  "  \"full\": true,\n  \"overrun\": false,\n"
+			  "  \"flushing\": false,\n  \"flush_error\": 0,\n"
+			  "  \"flush_error_name\": null,\n  \"auto_stopped\": true,\n"
+			  "  \"nr_cpus\": 2,\n  \"written\": ");
+	CHECK_CONTAINS(o, "  \"cpus\": [\n    {\"cpu\": 0, \"written\": ");
+	CHECK_CONTAINS(o, "\"pending\": ");
+	CHECK_CONTAINS(o, "},\n    {\"cpu\": 1, ");
+	CHECK(o && strlen(o) > 8 && !strcmp(o + strlen(o) - 8, "}\n  ]\n}\n"));
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("reset", "-s", "full"), 0, NULL);
+	run_expect(fake_env, ARGS("reset", "-s", "ok"), 0, NULL);
+}
+
+TEST(cli_flush)
+{
+	const char *f = test_path("flush.ketw");
+	char *o = NULL, *e = NULL;
+
+	if (!fake_setup("flush.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	run_expect(fake_env, ARGS("flush", "-s", "nope"), 1,
+		   "session 'nope' does not exist");
+	run_expect(fake_env, ARGS("start", "-s", "fl", "-P", "flush"), 0, NULL);
+	/* Nobody reads it. */
+	run_expect(fake_env, ARGS("flush", "-s", "fl"), 1,
+		   "ketw: flush of session 'fl' timed out: no reader drained the session in time");
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("status", "-s", "fl", "--json"),
+				&o, &e), 0);
+	CHECK_CONTAINS(o, "  \"flush_error\": -110,\n  \"flush_error_name\": \"ETIMEDOUT\",\n");
+	free(o);
+	free(e);
+	/* Reading the status reset the error. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("status", "-s", "fl"), &o, &e), 0);
+	CHECK_CONTAINS(o, "flush:    not flushing, error 0\n");
+	free(o);
+	free(e);
+	/* A reader drains it. */
+	ASSERT_EQ(test_run_ketw(fake_env_plus("KETW_FAKE_FLUSH_READER=1"),
+				ARGS("flush", "-s", "fl"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session fl: flushed");
+	free(o);
+	free(e);
+	/* The trace tells the story. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("extract", "-s", "fl", "-o", f),
+				&o, &e), 0);
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "-N", f), &o, &e), 0);
+	CHECK_CONTAINS(o, "id=FLUSH_STOP");	/* the second flush's */
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("stop", "-s", "fl"), 0, NULL);
+	run_expect(fake_env, ARGS("flush", "-s", "fl"), 1,
+		   "cannot flush session 'fl': it is not running");
+	run_expect(fake_env, ARGS("reset", "-s", "fl"), 0, NULL);
+
+	/* The first flush's records, decoded. */
+	run_expect(fake_env, ARGS("start", "-s", "fl2", "-P", "flush"), 0, NULL);
+	run_expect(fake_env, ARGS("flush", "-s", "fl2"), 1, "timed out");
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("extract", "-s", "fl2", "-o", f),
+				&o, &e), 0);
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "-N", f), &o, &e), 0);
+	CHECK_CONTAINS(o, "id=FLUSH_START kw=0x0 len=0 flags=SYSTEM\n");
+	CHECK_CONTAINS(o, "id=ERROR kw=0x0 len=8 flags=SYSTEM\n"
+			  "    ERROR: error -110 ETIMEDOUT (Connection timed out)\n");
+	CHECK_CONTAINS(o, "id=FLUSH_STOP kw=0x0 len=0 flags=SYSTEM\n");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("reset", "-s", "fl2"), 0, NULL);
+}
+
+TEST(cli_snapshot)
+{
+	static unsigned char a[1 << 16], b[1 << 16];
+	const char *fs = test_path("snap.ketw"), *fx = test_path("after.ketw");
+	char *o = NULL, *e = NULL;
+	unsigned int cpu, n = 0;
+	size_t la, lb;
+
+	if (!fake_setup("snap.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	run_expect(fake_env, ARGS("snapshot", "-s", "nope", "-o", fs), 1,
+		   "session 'nope' does not exist");
+	CHECK(access(fs, F_OK) != 0);
+	/* A flight recorder that went round a few times. */
+	run_expect(fake_env_plus("KETW_FAKE_EVENTS=300"),
+		   ARGS("start", "-s", "fr", "-b", "4"), 0, NULL);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("snapshot", "-s", "fr", "-o", fs),
+				&o, &e), 0);
+	CHECK_CONTAINS(o, "session fr: snapshot of ");
+	CHECK_CONTAINS(o, "from 2 cpus written to");
+	CHECK(!strstr(o, "overwritten while"));
+	free(o);
+	free(e);
+	/* Nothing was consumed: extract finds the same records. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("extract", "-s", "fr", "-o", fx),
+				&o, &e), 0);
+	free(o);
+	free(e);
+	for (cpu = 0; cpu < 2; cpu++) {
+		la = file_cpu_records(fs, cpu, a, sizeof(a));
+		lb = file_cpu_records(fx, cpu, b, sizeof(b));
+		CHECK(la > 0);
+		CHECK(la == lb && !memcmp(a, b, la));
+		n += check_cpu_records(a, la);	/* and no padding */
+	}
+	CHECK(n > 40);
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "-H", fs), &o, &e), 0);
+	CHECK_CONTAINS(o, "(running when extracted)");
+	free(o);
+	free(e);
+
+	/* Writers overwrite records while the kernel copies them. */
+	run_expect(fake_env_plus("KETW_FAKE_EVENTS=300"),
+		   ARGS("start", "-s", "fr2", "-b", "4"), 0, NULL);
+	ASSERT_EQ(test_run_ketw(fake_env_plus("KETW_FAKE_SNAPSHOT_WRITES=5"),
+				ARGS("snapshot", "-s", "fr2", "-o", fs), &o, &e),
+		  0);
+	CHECK_CONTAINS(o, " records were overwritten while the kernel copied them and are not in the snapshot\n");
+	CHECK(!strstr(o, "grew by"));
+	free(o);
+	free(e);
+	/* The module reports 1 however many there were: say what we know. */
+	ASSERT_EQ(test_run_ketw(fake_env_plus("KETW_FAKE_SNAPSHOT_FLAG=1"),
+				ARGS("snapshot", "-s", "fr2", "-o", fs), &o, &e),
+		  0);
+	CHECK(!strstr(o, "overwritten while"));	/* no writers this time */
+	free(o);
+	free(e);
+	{
+		static const char *env[8];
+		const char *const *base = fake_env_plus("KETW_FAKE_SNAPSHOT_WRITES=5");
+
+		memcpy(env, base, sizeof(env));
+		env[5] = "KETW_FAKE_SNAPSHOT_FLAG=1";
+		env[6] = NULL;
+		ASSERT_EQ(test_run_ketw(env, ARGS("snapshot", "-s", "fr2", "-o",
+						  fs), &o, &e), 0);
+		/* One flag per CPU; the counters know better. */
+		CHECK_CONTAINS(o, "session fr2: 2 records were overwritten while the kernel copied them and are not in the snapshot (the overwritten counters grew by ");
+		free(o);
+		free(e);
+	}
+	run_expect(fake_env, ARGS("reset", "-s", "fr"), 0, NULL);
+	run_expect(fake_env, ARGS("reset", "-s", "fr2"), 0, NULL);
 }

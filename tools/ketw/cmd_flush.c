@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw flush: have the readers of a running session drain what its
+ * buffers hold now (KETW_IOC_FLUSH). The kernel logs FLUSH_START, waits
+ * until readers consumed every record committed before it, and logs
+ * FLUSH_STOP; if none does in time it logs ERROR (ETIMEDOUT) too and
+ * keeps the error for the status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "ketw.h"
+
+int cmd_flush(int argc, char **argv)
+{
+	const char *name = KETW_DEFAULT_SESSION;
+	struct ketw_session_attr attr;
+	int c, fd, err, ret = KETW_EXIT_OK;
+
+	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
+		if (c != 's')
+			return ret;
+		name = optarg;
+		ret = ketw_check_session_name(argv[0], name);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return ketw_usage_error(argv[0], "unexpected argument '%s'",
+					argv[optind]);
+
+	fd = ketw_open_device(0);
+	if (fd < 0)
+		return KETW_EXIT_ERROR;
+	err = ketw_session_flush(fd, name);
+	switch (-err) {
+	case 0:
+		printf("session %s: flushed (its readers consumed what the buffers held)\n",
+		       name);
+		break;
+	case ETIMEDOUT:
+		ret = ketw_error("flush of session '%s' timed out: no reader drained the session in time (the session logged an ERROR event; 'ketw status' shows the error)",
+				 name);
+		break;
+	case EALREADY:
+		/* Not running, or another flush runs: say which. */
+		if (!ketw_session_get_attr(fd, name, &attr) &&
+		    attr.state != KETW_STATE_RUNNING)
+			ret = ketw_error("cannot flush session '%s': it is not running",
+					 name);
+		else
+			ret = ketw_error("cannot flush session '%s': another flush is running",
+					 name);
+		break;
+	default:
+		ret = ketw_session_error("flush", name, err);
+		break;
+	}
+	close(fd);
+	return ret;
+}
