@@ -26,6 +26,7 @@ struct extract {
 	uint64_t bytes;		/* their spans */
 	uint64_t bad_cpu;	/* records naming a CPU the session lacks */
 	uint64_t total;		/* bytes pending at the start, for progress */
+	uint64_t raced;		/* LOOP: records writers took while we copied */
 	struct ketw_progress progress;
 };
 
@@ -142,6 +143,7 @@ static int extract_mmap(int fd, const char *name,
 					 strerror(-err));
 			goto out;
 		}
+		x->raced += m[cpu].dropped + m[cpu].torn;
 		extract_progress(x);
 	}
 out:
@@ -250,6 +252,9 @@ int cmd_extract(int argc, char **argv)
 	if (lost)
 		printf("session %s: %llu events lost or overwritten in the kernel (see 'ketw report %s')\n",
 		       name, (unsigned long long)lost, path);
+	if (x.raced)
+		printf("session %s: writers overwrote %llu records while they were being extracted (counted as overwritten, not in %s)\n",
+		       name, (unsigned long long)x.raced, path);
 	if (x.bad_cpu)
 		ketw_error("warning: %llu records named a cpu the session does not have; they were left out",
 			   (unsigned long long)x.bad_cpu);
