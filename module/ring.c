@@ -232,8 +232,7 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 {
 	u32 limit = end - (cb->mask + 1);
 	struct ketw_event_header *h;
-	u32 t, span;
-	u16 flags;
+	u32 t, to, span, n;
 
 	for (;;) {
 		/*
@@ -243,27 +242,32 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 		t = smp_load_acquire(&cb->meta->oldest);
 		if (!rb_before(t, limit))
 			break;
-		h = cb->data + (t & cb->mask);
-		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
-		flags = READ_ONCE(h->flags);
-		/*
-		 * A nested writer or a reader may move oldest, and a nested
-		 * writer overwrite this header, between our reads; then the
-		 * cmpxchg fails and we read the header at the new oldest. A
-		 * bad size could only come from such a race, so it is never
-		 * acted on.
-		 */
-		if (unlikely(span < KETW_RECORD_ALIGN))
-			span = KETW_RECORD_ALIGN;
+		/* Release every record up to limit in one cmpxchg. */
+		for (to = t, n = 0; rb_before(to, limit); to += span) {
+			h = cb->data + (to & cb->mask);
+			span = KETW_RECORD_SPAN(READ_ONCE(h->size));
+			/*
+			 * A nested writer or a reader may move oldest, and a
+			 * nested writer overwrite these headers, while we
+			 * read them; then the cmpxchg fails and we read again
+			 * from the new oldest. A bad size can only come from
+			 * such a race, so it is never acted on.
+			 */
+			if (unlikely(span < KETW_RECORD_ALIGN))
+				span = KETW_RECORD_ALIGN;
+			if (!(READ_ONCE(h->flags) & KETW_RECORD_PADDING))
+				n++;
+		}
 		/*
 		 * A full cmpxchg, not a local one: the reader on another CPU
-		 * races for the same record. Success orders our later writes
-		 * over the record after it (readers check oldest after they
-		 * copy).
+		 * races for the same records. Success orders our later
+		 * writes over them after it (readers claim a record only by
+		 * moving oldest over it, after copying it).
 		 */
-		if (cmpxchg(&cb->meta->oldest, t, t + span) == t &&
-		    !(flags & KETW_RECORD_PADDING))
-			local_inc(&cb->meta->overwritten);
+		if (cmpxchg(&cb->meta->oldest, t, to) == t) {
+			local_add(n, &cb->meta->overwritten);
+			break;
+		}
 	}
 }
 

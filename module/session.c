@@ -441,6 +441,12 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 		return false;
 
 	h = r.rec;
+	/*
+	 * Zero the alignment tail (the reader copies whole spans) with one
+	 * store of the span's last word, before the header and payload that
+	 * may cover part of it.
+	 */
+	*(u64 *)((u8 *)h + KETW_RECORD_SPAN(size) - sizeof(u64)) = 0;
 	h->size = size;
 	h->type = desc->type;
 	h->level = desc->level;
@@ -455,8 +461,6 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 	h->keyword = desc->keyword;
 	memcpy(h->provider_guid, guid, KETW_GUID_SIZE);
 	memcpy(h + 1, data, dlen);
-	/* Zero the alignment tail: the reader copies whole spans. */
-	memset((u8 *)h + size, 0, KETW_RECORD_SPAN(size) - size);
 
 	ketw_ring_commit(s->ring, flags & KETW_RECORD_TRUNCATED);
 	return true;
