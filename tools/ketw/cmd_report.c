@@ -88,7 +88,7 @@ static void report_summary(const char *path, const struct ketw_input *in)
 static int report_records(struct ketw_input *in, bool payload)
 {
 	struct ketw_record rec;
-	char line[512], sys[128];
+	char line[512], sys[1024];
 
 	while (ketw_input_next(in, &rec) > 0) {
 		ketw_record_format(&rec, line, sizeof(line));

@@ -100,7 +100,9 @@ static const struct {
 "  kw    keyword mask;  len  payload bytes\n"
 "System events get a decoded line before the hex dump: START (the filter),\n"
 "STOP (explicit or by the full policy), OVERFLOW (when the first lost event\n"
-"came), RESUME (how many were lost on that cpu), ERROR (the errno's name).\n" },
+"came), RESUME (how many were lost on that cpu), ERROR (the errno's name),\n"
+"FILTER (a provider's old and new filter), and the rundown: PROVIDER,\n"
+"EVENT_DESC (an event's id, name and payload fields), TASK.\n" },
 
 	{ "show",
 "usage: ketw show [-s NAME]\n"

@@ -137,6 +137,73 @@ static void ketw_swap_record_rest(struct ketw_event_header *h)
 	h->keyword = bswap_64(h->keyword);
 }
 
+static void ketw_swap_filter(struct ketw_filter *f)
+{
+	unsigned int i;
+
+	f->level = bswap_32(f->level);
+	f->enabled = bswap_32(f->enabled);
+	f->match_any = bswap_64(f->match_any);
+	f->match_all = bswap_64(f->match_all);
+	for (i = 0; i < KETW_EVENT_SET_BITS / 64; i++)
+		f->filtered.bits[i] = bswap_64(f->filtered.bits[i]);
+}
+
+/* The payloads that came with providers: FILTER and the rundown. */
+static void ketw_swap_sys_provider_payload(uint32_t id, unsigned char *data,
+					   size_t len)
+{
+	struct ketw_sys_filter flt;
+	struct ketw_sys_provider prov;
+	struct ketw_event_info ev;
+	struct ketw_sys_task task;
+	unsigned int i;
+
+	switch (id) {
+	case KETW_SYS_FILTER:
+		if (len < sizeof(flt))
+			return;
+		memcpy(&flt, data, sizeof(flt));
+		ketw_swap_filter(&flt.old_filter);
+		ketw_swap_filter(&flt.new_filter);
+		memcpy(data, &flt, sizeof(flt));
+		break;
+	case KETW_SYS_PROVIDER:
+		if (len < sizeof(prov))
+			return;
+		memcpy(&prov, data, sizeof(prov));
+		prov.nr_events = bswap_32(prov.nr_events);
+		prov.flags = bswap_32(prov.flags);
+		memcpy(data, &prov, sizeof(prov));
+		break;
+	case KETW_SYS_EVENT_DESC:
+		if (len < sizeof(ev))
+			return;
+		memcpy(&ev, data, sizeof(ev));
+		ev.id = bswap_32(ev.id);
+		ev.version = bswap_16(ev.version);
+		ev.keyword = bswap_64(ev.keyword);
+		ev.nr_fields = bswap_32(ev.nr_fields);
+		ev.reserved = bswap_32(ev.reserved);
+		for (i = 0; i < KETW_MAX_FIELDS; i++) {
+			ev.fields[i].type = bswap_16(ev.fields[i].type);
+			ev.fields[i].offset = bswap_16(ev.fields[i].offset);
+			ev.fields[i].size = bswap_16(ev.fields[i].size);
+			ev.fields[i].reserved = bswap_16(ev.fields[i].reserved);
+		}
+		memcpy(data, &ev, sizeof(ev));
+		break;
+	case KETW_SYS_TASK:
+		if (len < sizeof(task))
+			return;
+		memcpy(&task, data, sizeof(task));
+		task.process_id = bswap_32(task.process_id);
+		task.thread_id = bswap_32(task.thread_id);
+		memcpy(data, &task, sizeof(task));
+		break;
+	}
+}
+
 /*
  * System event payloads are part of the ABI (not provider data): swap
  * those this reader knows.
@@ -191,6 +258,9 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 		error.error = (int32_t)bswap_32((uint32_t)error.error);
 		error.reserved = bswap_32(error.reserved);
 		memcpy(data, &error, sizeof(error));
+		break;
+	default:
+		ketw_swap_sys_provider_payload(h->event_id, data, len);
 		break;
 	}
 }

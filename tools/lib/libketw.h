@@ -323,6 +323,7 @@ void ketw_input_rewind(struct ketw_input *in);
 const char *ketw_type_name(unsigned int type);
 const char *ketw_level_name(unsigned int level);
 const char *ketw_sys_event_name(unsigned int id);
+const char *ketw_field_type_name(unsigned int type);	/* KETW_FIELD_* */
 const char *ketw_policy_name(unsigned int policy);
 const char *ketw_clock_name(unsigned int clock);
 const char *ketw_state_name(unsigned int state);
@@ -345,8 +346,9 @@ char *ketw_flags_format(unsigned int flags, char *buf, size_t len);
 int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len);
 /*
  * A system event's payload decoded (START's filter, STOP's cause,
- * OVERFLOW's first lost timestamp, RESUME's count, ERROR's errno name);
- * returns 0 for other records and payloads too short to decode.
+ * OVERFLOW's first lost timestamp, RESUME's count, ERROR's errno name,
+ * FILTER's old and new filter, the rundown's PROVIDER, EVENT_DESC and
+ * TASK); returns 0 for other records and payloads too short to decode.
  */
 int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 			    size_t len);

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -41,6 +42,25 @@ static const char *const ketw_sys_names[] = {
 	[KETW_SYS_FLUSH_START]	= "FLUSH_START",
 	[KETW_SYS_FLUSH_STOP]	= "FLUSH_STOP",
 	[KETW_SYS_ERROR]	= "ERROR",
+	[KETW_SYS_PROVIDER]	= "PROVIDER",
+	[KETW_SYS_EVENT_DESC]	= "EVENT_DESC",
+	[KETW_SYS_TASK]		= "TASK",
+};
+
+static const char *const ketw_field_names[] = {
+	[KETW_FIELD_U8]		= "u8",
+	[KETW_FIELD_U16]	= "u16",
+	[KETW_FIELD_U32]	= "u32",
+	[KETW_FIELD_U64]	= "u64",
+	[KETW_FIELD_S8]		= "s8",
+	[KETW_FIELD_S16]	= "s16",
+	[KETW_FIELD_S32]	= "s32",
+	[KETW_FIELD_S64]	= "s64",
+	[KETW_FIELD_HEX32]	= "hex32",
+	[KETW_FIELD_HEX64]	= "hex64",
+	[KETW_FIELD_STRING]	= "string",
+	[KETW_FIELD_BINARY]	= "binary",
+	[KETW_FIELD_GUID]	= "guid",
 };
 
 static const char *const ketw_policy_names[] = {
@@ -81,6 +101,12 @@ const char *ketw_level_name(unsigned int level)
 const char *ketw_sys_event_name(unsigned int id)
 {
 	return ketw_name_of(ketw_sys_names, ARRAY_SIZE(ketw_sys_names), id);
+}
+
+const char *ketw_field_type_name(unsigned int type)
+{
+	return ketw_name_of(ketw_field_names, ARRAY_SIZE(ketw_field_names),
+			    type);
 }
 
 const char *ketw_policy_name(unsigned int policy)
@@ -218,6 +244,122 @@ int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len)
 			    len > (size_t)n ? len - n : 0, " flags=%s", flags);
 }
 
+/* Appends to a buffer with snprintf semantics: the length it would take. */
+struct ketw_fmt {
+	char *buf;
+	size_t len;
+	size_t n;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void ketw_fmt(struct ketw_fmt *f, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(f->n < f->len ? f->buf + f->n : NULL,
+		      f->n < f->len ? f->len - f->n : 0, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		f->n += w;
+}
+
+/* A fixed name field: up to its size, NUL or not. */
+#define KETW_NAME_ARG(a)	(int)strnlen((a), sizeof(a)), (a)
+
+static unsigned int ketw_eventset_count(const struct ketw_event_set *set)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < KETW_EVENT_SET_BITS / 64; i++)
+		n += __builtin_popcountll(set->bits[i]);
+	return n;
+}
+
+static void ketw_filter_format(struct ketw_fmt *f, const struct ketw_filter *x)
+{
+	if (!x->enabled) {
+		ketw_fmt(f, "off");
+		return;
+	}
+	ketw_fmt(f, "level=%u match_any=0x%llx match_all=0x%llx filtered=%u",
+		 x->level, (unsigned long long)x->match_any,
+		 (unsigned long long)x->match_all,
+		 ketw_eventset_count(&x->filtered));
+}
+
+static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
+				   size_t len)
+{
+	const struct ketw_event_header *h = rec->hdr;
+	struct ketw_fmt f = { buf, len, 0 };
+	char guid[KETW_GUID_STR_LEN];
+	struct ketw_sys_filter flt;
+	struct ketw_sys_provider prov;
+	struct ketw_event_info ev;
+	struct ketw_sys_task task;
+	unsigned int i;
+
+	if (len)
+		buf[0] = '\0';
+	switch (h->event_id) {
+	case KETW_SYS_FILTER:
+		if (rec->data_len < sizeof(flt))
+			return 0;
+		memcpy(&flt, rec->data, sizeof(flt));
+		ketw_fmt(&f, "provider %s: ",
+			 ketw_guid_format(flt.provider_guid, guid));
+		ketw_filter_format(&f, &flt.old_filter);
+		ketw_fmt(&f, " -> ");
+		ketw_filter_format(&f, &flt.new_filter);
+		break;
+	case KETW_SYS_PROVIDER:
+		if (rec->data_len < sizeof(prov))
+			return 0;
+		memcpy(&prov, rec->data, sizeof(prov));
+		ketw_fmt(&f, "provider %.*s %s, %u events%s",
+			 KETW_NAME_ARG(prov.name),
+			 ketw_guid_format(prov.provider_guid, guid),
+			 prov.nr_events,
+			 prov.flags & KETW_PROVIDER_USER ? ", user space" : "");
+		break;
+	case KETW_SYS_EVENT_DESC:
+		if (rec->data_len < sizeof(ev))
+			return 0;
+		memcpy(&ev, rec->data, sizeof(ev));
+		ketw_fmt(&f, "event %u %.*s of %s: type=%u level=%u ver=%u kw=0x%llx",
+			 ev.id, KETW_NAME_ARG(ev.name),
+			 ketw_guid_format(ev.provider_guid, guid), ev.type,
+			 ev.level, ev.version, (unsigned long long)ev.keyword);
+		for (i = 0; i < ev.nr_fields && i < KETW_MAX_FIELDS; i++) {
+			const struct ketw_field_info *fi = &ev.fields[i];
+			const char *t = ketw_field_type_name(fi->type);
+
+			ketw_fmt(&f, "%s%.*s:", i ? " " : " fields ",
+				 KETW_NAME_ARG(fi->name));
+			if (t)
+				ketw_fmt(&f, "%s", t);
+			else
+				ketw_fmt(&f, "type%u", fi->type);
+			ketw_fmt(&f, "@%u", fi->offset);
+			if (fi->size)
+				ketw_fmt(&f, "/%u", fi->size);
+		}
+		break;
+	case KETW_SYS_TASK:
+		if (rec->data_len < sizeof(task))
+			return 0;
+		memcpy(&task, rec->data, sizeof(task));
+		ketw_fmt(&f, "task pid=%u tid=%u comm=%.*s", task.process_id,
+			 task.thread_id, KETW_NAME_ARG(task.comm));
+		break;
+	default:
+		return 0;
+	}
+	return f.n;
+}
+
 int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 			    size_t len)
 {
@@ -274,7 +416,7 @@ int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 				ketw_errno_name(error.error),
 				strerror(-error.error));
 	default:
-		return 0;
+		return ketw_sys_rundown_format(rec, buf, len);
 	}
 }
 

@@ -371,6 +371,38 @@ static const struct fld sys_error_f[] = {
 	FLD(struct ketw_sys_error, reserved),
 };
 
+static const struct fld sys_provider_f[] = {
+	FLD(struct ketw_sys_provider, nr_events),
+	FLD(struct ketw_sys_provider, flags),
+};
+
+static const struct fld sys_task_f[] = {
+	FLD(struct ketw_sys_task, process_id),
+	FLD(struct ketw_sys_task, thread_id),
+};
+
+static const struct fld event_info_f[] = {
+	FLD(struct ketw_event_info, id),
+	FLD(struct ketw_event_info, version),
+	FLD(struct ketw_event_info, keyword),
+	FLD(struct ketw_event_info, nr_fields),
+	FLD(struct ketw_event_info, reserved),
+};
+
+static const struct fld field_info_f[] = {
+	FLD(struct ketw_field_info, type),
+	FLD(struct ketw_field_info, offset),
+	FLD(struct ketw_field_info, size),
+	FLD(struct ketw_field_info, reserved),
+};
+
+static const struct fld filter_f[] = {
+	FLD(struct ketw_filter, level),
+	FLD(struct ketw_filter, enabled),
+	FLD(struct ketw_filter, match_any),
+	FLD(struct ketw_filter, match_all),
+};
+
 #define SWAP(base, f) swap_fields(base, f, sizeof(f) / sizeof(f[0]))
 
 static void swap_fields(void *base, const struct fld *f, size_t n)
@@ -385,6 +417,47 @@ static void swap_fields(void *base, const struct fld *f, size_t n)
 			p[j] = p[f[i].size - 1 - j];
 			p[f[i].size - 1 - j] = t;
 		}
+	}
+}
+
+static void swap_u64s(void *base, size_t n)
+{
+	static const struct fld u64_f[] = { { 0, 8 } };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		SWAP((unsigned char *)base + 8 * i, u64_f);
+}
+
+/* FILTER and the rundown's payloads. */
+static void swap_sys_provider_payload(uint32_t id, unsigned char *p)
+{
+	unsigned int i;
+
+	switch (id) {
+	case KETW_SYS_FILTER:
+		for (i = 0; i < 2; i++) {
+			unsigned char *f = p + (i ?
+				offsetof(struct ketw_sys_filter, new_filter) :
+				offsetof(struct ketw_sys_filter, old_filter));
+
+			SWAP(f, filter_f);
+			swap_u64s(f + offsetof(struct ketw_filter, filtered),
+				  KETW_EVENT_SET_BITS / 64);
+		}
+		break;
+	case KETW_SYS_PROVIDER:
+		SWAP(p, sys_provider_f);
+		break;
+	case KETW_SYS_EVENT_DESC:
+		SWAP(p, event_info_f);
+		for (i = 0; i < KETW_MAX_FIELDS; i++)
+			SWAP(p + offsetof(struct ketw_event_info, fields) +
+			     i * sizeof(struct ketw_field_info), field_info_f);
+		break;
+	case KETW_SYS_TASK:
+		SWAP(p, sys_task_f);
+		break;
 	}
 }
 
@@ -428,6 +501,8 @@ static void swap_file(unsigned char *buf, size_t len)
 						SWAP(r + 1, sys_resume_f);
 					if (id == KETW_SYS_ERROR)
 						SWAP(r + 1, sys_error_f);
+					swap_sys_provider_payload(id,
+						(unsigned char *)(r + 1));
 				}
 				roff += span;
 			}
@@ -541,6 +616,85 @@ TEST(file_byte_swapped)
 		CHECK_EQ(seen, 4);
 	}
 	ketw_input_close(b);
+}
+
+/* FILTER and the rundown records, written on one side, read on the other. */
+TEST(file_byte_swapped_provider_payloads)
+{
+	static _Alignas(8) unsigned char recs[4096];
+	const char *path = test_path("rundown.ketw");
+	struct ketw_sys_filter flt = { 0 };
+	struct ketw_sys_provider prov = { .nr_events = 2, .flags = 1 };
+	struct ketw_event_info ev = {
+		.id = 7, .type = 10, .level = 4, .version = 3,
+		.keyword = 0x8000000000000001ull, .name = "rx", .nr_fields = 2,
+		.fields = {
+			{ .name = "len", .type = KETW_FIELD_U32, .offset = 0,
+			  .size = 4 },
+			{ .name = "data", .type = KETW_FIELD_BINARY, .offset = 4 },
+		},
+	};
+	struct ketw_sys_task task = { .process_id = 100, .thread_id = 101,
+				      .comm = "kworker/0:1" };
+	static const char *const want[] = {
+		"provider 6b657477-7361-6d70-6c65-000000000001: off -> level=4 match_any=0x3 match_all=0x0 filtered=2",
+		"provider ketw-sample 6b657477-7361-6d70-6c65-000000000001, 2 events, user space",
+		"event 7 rx of 6b657477-7361-6d70-6c65-000000000001: type=10 level=4 ver=3 kw=0x8000000000000001 fields len:u32@0/4 data:binary@4",
+		"task pid=100 tid=101 comm=kworker/0:1",
+	};
+	struct ketw_output_info info;
+	struct ketw_output *out;
+	struct ketw_input *in[2];
+	struct ketw_record rec;
+	unsigned char *img;
+	char text[1024], err[256];
+	size_t n = 0, len;
+	unsigned int k, i;
+
+	memcpy(flt.provider_guid, test_guid, KETW_GUID_SIZE);
+	flt.new_filter.enabled = 1;
+	flt.new_filter.level = 4;
+	flt.new_filter.match_any = 3;
+	flt.new_filter.filtered.bits[0] = 0x5;
+	memcpy(prov.provider_guid, test_guid, KETW_GUID_SIZE);
+	strcpy(prov.name, "ketw-sample");
+	memcpy(ev.provider_guid, test_guid, KETW_GUID_SIZE);
+	n += test_record(recs + n, 0, 0, 10, KETW_RECORD_SYSTEM,
+			 KETW_SYS_FILTER, &flt, sizeof(flt));
+	n += test_record(recs + n, 0, 1, 11, KETW_RECORD_SYSTEM,
+			 KETW_SYS_PROVIDER, &prov, sizeof(prov));
+	n += test_record(recs + n, 0, 2, 12, KETW_RECORD_SYSTEM,
+			 KETW_SYS_EVENT_DESC, &ev, sizeof(ev));
+	n += test_record(recs + n, 0, 3, 13, KETW_RECORD_SYSTEM,
+			 KETW_SYS_TASK, &task, sizeof(task));
+	ASSERT(n <= sizeof(recs));
+	test_info(&info, 1);
+	ASSERT_EQ(ketw_output_create(path, &info, &out), 0);
+	ASSERT_EQ(ketw_output_add_records(out, 0, recs, n), 0);
+	ASSERT_EQ(ketw_output_close(out), 0);
+	img = test_slurp(path, &len);
+	ASSERT(img != NULL);
+	ASSERT_EQ(ketw_input_open_mem(img, len, &in[0], err, sizeof(err)), 0);
+	swap_file(img, len);
+	k = ketw_input_open_mem(img, len, &in[1], err, sizeof(err));
+	free(img);
+	if (!CHECK_EQ(k, 0)) {
+		printf("    %s\n", err);
+		ketw_input_close(in[0]);
+		return;
+	}
+	CHECK(ketw_input_swapped(in[1]));
+	for (k = 0; k < 2; k++) {
+		for (i = 0; ketw_input_next(in[k], &rec) > 0; i++) {
+			if (!CHECK(i < 4))
+				break;
+			CHECK(ketw_sys_payload_format(&rec, text,
+						      sizeof(text)) > 0);
+			CHECK_STR(text, want[i]);
+		}
+		CHECK_EQ(i, 4);
+		ketw_input_close(in[k]);
+	}
 }
 
 /* ---- truncated and corrupt files ---------------------------------------- */

@@ -252,3 +252,60 @@ TEST(session_attr_init)
 	CHECK_EQ(ketw_session_start(-1, "demo"), -EBADF);
 	CHECK_EQ(ketw_session_start(-1, "bad name"), -EINVAL);
 }
+
+TEST(sys_payload_format_short_and_names)
+{
+	struct ketw_record_iter it;
+	struct ketw_record r;
+	struct ketw_sys_task task = { .process_id = 1, .thread_id = 2 };
+	char line[256];
+
+	CHECK_STR(ketw_sys_event_name(KETW_SYS_PROVIDER), "PROVIDER");
+	CHECK_STR(ketw_sys_event_name(KETW_SYS_EVENT_DESC), "EVENT_DESC");
+	CHECK_STR(ketw_sys_event_name(KETW_SYS_TASK), "TASK");
+	CHECK(ketw_sys_event_name(9) == NULL);
+	CHECK_STR(ketw_field_type_name(KETW_FIELD_GUID), "guid");
+	CHECK(ketw_field_type_name(99) == NULL);
+	CHECK_STR(ketw_errno_name(-ETIMEDOUT), "ETIMEDOUT");
+	CHECK_STR(ketw_errno_name(EAGAIN), "EAGAIN");
+	CHECK_STR(ketw_errno_name(-512), "ERESTARTSYS");
+	CHECK(ketw_errno_name(0) == NULL);
+	CHECK(ketw_errno_name(-4000) == NULL);
+
+	/* A comm that fills its field: no NUL, no overrun. */
+	memset(task.comm, 'x', sizeof(task.comm));
+	test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_TASK, &task,
+		    sizeof(task));
+	ketw_record_iter_init(&it, BUF, 128);
+	ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+	CHECK(ketw_sys_payload_format(&r, line, sizeof(line)) > 0);
+	CHECK_STR(line, "task pid=1 tid=2 comm=xxxxxxxxxxxxxxxx");
+	/* Too short to decode: nothing. */
+	test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_TASK, &task, 20);
+	ketw_record_iter_init(&it, BUF, 128);
+	ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+	CHECK_EQ(ketw_sys_payload_format(&r, line, sizeof(line)), 0);
+	/* An ERROR that is not an errno. */
+	{
+		struct ketw_sys_error e = { .error = 5 };
+
+		test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_ERROR,
+			    &e, sizeof(e));
+		ketw_record_iter_init(&it, BUF, 128);
+		ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+		ketw_sys_payload_format(&r, line, sizeof(line));
+		CHECK_STR(line, "error 5 (not an errno)");
+		e.error = -3999;
+		test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_ERROR,
+			    &e, sizeof(e));
+		ketw_sys_payload_format(&r, line, sizeof(line));
+		CHECK_STR(line, "error -3999 (unknown errno)");
+	}
+	/* Cut short: snprintf semantics. */
+	test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_TASK, &task,
+		    sizeof(task));
+	ketw_record_iter_init(&it, BUF, 128);
+	ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+	CHECK(ketw_sys_payload_format(&r, line, 10) > 10);
+	CHECK_EQ(strlen(line), 9);
+}
