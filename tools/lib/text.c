@@ -265,8 +265,15 @@ static void ketw_fmt(struct ketw_fmt *f, const char *fmt, ...)
 		f->n += w;
 }
 
-/* A fixed name field: up to its size, NUL or not. */
-#define KETW_NAME_ARG(a)	(int)strnlen((a), sizeof(a)), (a)
+/* A fixed-size name field as a string: up to its size, NUL or not. */
+static const char *ketw_fixed(const char *s, size_t size, char *tmp)
+{
+	size_t n = strnlen(s, size);
+
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	return tmp;
+}
 
 static unsigned int ketw_eventset_count(const struct ketw_event_set *set)
 {
@@ -294,7 +301,7 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
 {
 	const struct ketw_event_header *h = rec->hdr;
 	struct ketw_fmt f = { buf, len, 0 };
-	char guid[KETW_GUID_STR_LEN];
+	char guid[KETW_GUID_STR_LEN], name[KETW_NAME_MAX + 1];
 	struct ketw_sys_filter flt;
 	struct ketw_sys_provider prov;
 	struct ketw_event_info ev;
@@ -318,8 +325,8 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
 		if (rec->data_len < sizeof(prov))
 			return 0;
 		memcpy(&prov, rec->data, sizeof(prov));
-		ketw_fmt(&f, "provider %.*s %s, %u events%s",
-			 KETW_NAME_ARG(prov.name),
+		ketw_fmt(&f, "provider %s %s, %u events%s",
+			 ketw_fixed(prov.name, sizeof(prov.name), name),
 			 ketw_guid_format(prov.provider_guid, guid),
 			 prov.nr_events,
 			 prov.flags & KETW_PROVIDER_USER ? ", user space" : "");
@@ -328,16 +335,16 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
 		if (rec->data_len < sizeof(ev))
 			return 0;
 		memcpy(&ev, rec->data, sizeof(ev));
-		ketw_fmt(&f, "event %u %.*s of %s: type=%u level=%u ver=%u kw=0x%llx",
-			 ev.id, KETW_NAME_ARG(ev.name),
+		ketw_fmt(&f, "event %u %s of %s: type=%u level=%u ver=%u kw=0x%llx",
+			 ev.id, ketw_fixed(ev.name, sizeof(ev.name), name),
 			 ketw_guid_format(ev.provider_guid, guid), ev.type,
 			 ev.level, ev.version, (unsigned long long)ev.keyword);
 		for (i = 0; i < ev.nr_fields && i < KETW_MAX_FIELDS; i++) {
 			const struct ketw_field_info *fi = &ev.fields[i];
 			const char *t = ketw_field_type_name(fi->type);
 
-			ketw_fmt(&f, "%s%.*s:", i ? " " : " fields ",
-				 KETW_NAME_ARG(fi->name));
+			ketw_fmt(&f, "%s%s:", i ? " " : " fields ",
+				 ketw_fixed(fi->name, sizeof(fi->name), name));
 			if (t)
 				ketw_fmt(&f, "%s", t);
 			else
@@ -351,8 +358,9 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
 		if (rec->data_len < sizeof(task))
 			return 0;
 		memcpy(&task, rec->data, sizeof(task));
-		ketw_fmt(&f, "task pid=%u tid=%u comm=%.*s", task.process_id,
-			 task.thread_id, KETW_NAME_ARG(task.comm));
+		ketw_fmt(&f, "task pid=%u tid=%u comm=%s", task.process_id,
+			 task.thread_id,
+			 ketw_fixed(task.comm, sizeof(task.comm), name));
 		break;
 	default:
 		return 0;

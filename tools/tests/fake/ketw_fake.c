@@ -314,7 +314,7 @@ static int fake_create(struct fake_session *ss, int fd,
 	    a->level > KETW_LEVEL_VERBOSE || a->watermark > 100)
 		return -EINVAL;
 	if (!a->max_data_size)
-		a->max_data_size = KETW_MAX_DATA_DEFAULT < max_span - 64 ?
+		a->max_data_size = max_span - 64 > KETW_MAX_DATA_DEFAULT ?
 				   KETW_MAX_DATA_DEFAULT : max_span - 64;
 	if (a->max_data_size > KETW_MAX_DATA_SIZE ||
 	    KETW_RECORD_SPAN(64 + a->max_data_size) > max_span)
@@ -682,7 +682,7 @@ ssize_t read(int fd, void *buf, size_t len)
 /* The module's checks (ketw_ring_mmap()), then the session's file. */
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	struct fake_session ss[FAKE_SESSIONS], *s;
+	struct fake_session ss[FAKE_SESSIONS], *s = NULL;
 	uint64_t cpu = (uint64_t)off >> KETW_MMAP_CPU_SHIFT;
 	uint64_t part = (uint64_t)off & (KETW_MMAP_CPU(1) - 1);
 	unsigned int slow = fake_env("KETW_FAKE_SLOW_MS", 0);
@@ -701,12 +701,12 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 		nanosleep(&ts, NULL);
 	}
+	if (fake_fds[fd].session[0] && !fake_load(ss))
+		s = fake_find(ss, fake_fds[fd].session);
 	if (fake_env("KETW_FAKE_NO_MMAP", 0))
 		err = ENODEV;
-	else if (!fake_fds[fd].session[0] || fake_load(ss))
-		err = EINVAL;
-	else if (!(s = fake_find(ss, fake_fds[fd].session)))
-		err = EINVAL;
+	else if (!s)
+		err = EINVAL;	/* not attached */
 	else if (cpu >= FAKE_CPUS || !(flags & MAP_SHARED))
 		err = EINVAL;
 	else if (part == 0 && len != FAKE_PAGE)
