@@ -13,6 +13,10 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <ketw.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
 
 #include "ketw_stress.h"
 
@@ -24,6 +28,7 @@ static const struct ketw_event_descriptor stress_desc[KETW_STRESS_NR_CTX] = {
 	{ .id = KETW_STRESS_CTX_THREAD, .level = 4, .keyword = 1, .name = "thread" },
 	{ .id = KETW_STRESS_CTX_SOFTIRQ, .level = 4, .keyword = 1, .name = "softirq" },
 	{ .id = KETW_STRESS_CTX_HARDIRQ, .level = 4, .keyword = 1, .name = "hardirq" },
+	{ .id = KETW_STRESS_CTX_NMI, .level = 4, .keyword = 1, .name = "nmi" },
 };
 
 struct stress_cpu {
@@ -75,8 +80,73 @@ static enum hrtimer_restart stress_soft_fn(struct hrtimer *t)
 	return stress_timer(t, KETW_STRESS_CTX_SOFTIRQ);
 }
 
+#ifdef CONFIG_X86_LOCAL_APIC
+/* NMIs this module sent to a CPU and its handler has not taken yet. */
+static DEFINE_PER_CPU(atomic_t, stress_nmi_pending);
+static bool stress_nmi_registered;
+
+static int stress_nmi(unsigned int type, struct pt_regs *regs)
+{
+	struct stress_cpu *sc = this_cpu_ptr(&stress_cpus);
+
+	if (!atomic_add_unless(this_cpu_ptr(&stress_nmi_pending), -1, 0))
+		return NMI_DONE;	/* not ours */
+	if (READ_ONCE(sc->running))
+		stress_emit(sc, KETW_STRESS_CTX_NMI);
+	return NMI_HANDLED;
+}
+
+/* From the hard timer: NMI the next CPU, likely in the middle of a write. */
+static void stress_send_nmi(void)
+{
+	int cpu = cpumask_next_wrap(smp_processor_id(), cpu_online_mask,
+				    smp_processor_id(), false);
+
+	if (!stress_nmi_registered)
+		return;
+	if (cpu >= nr_cpu_ids)
+		cpu = smp_processor_id();
+	atomic_inc(per_cpu_ptr(&stress_nmi_pending, cpu));
+	apic->send_IPI(cpu, NMI_VECTOR);
+}
+
+/* After a run: let the NMIs in flight arrive while the handler is there. */
+static void stress_nmi_drain(void)
+{
+	int cpu, tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		for_each_online_cpu(cpu)
+			if (atomic_read(per_cpu_ptr(&stress_nmi_pending, cpu)))
+				break;
+		if (cpu >= nr_cpu_ids)
+			return;
+		msleep(1);
+	}
+}
+
+static void stress_nmi_init(void)
+{
+	stress_nmi_registered = !register_nmi_handler(NMI_LOCAL, stress_nmi,
+						      0, "ketw_stress");
+}
+
+static void stress_nmi_exit(void)
+{
+	if (stress_nmi_registered)
+		unregister_nmi_handler(NMI_LOCAL, "ketw_stress");
+}
+#else
+static void stress_send_nmi(void) { }
+static void stress_nmi_drain(void) { }
+static void stress_nmi_init(void) { }
+static void stress_nmi_exit(void) { }
+#endif
+
 static enum hrtimer_restart stress_hard_fn(struct hrtimer *t)
 {
+	if (READ_ONCE(this_cpu_ptr(&stress_cpus)->running))
+		stress_send_nmi();
 	return stress_timer(t, KETW_STRESS_CTX_HARDIRQ);
 }
 
@@ -138,6 +208,7 @@ static int stress_run(unsigned int ms)
 			kthread_stop(sc->thread);
 		sc->thread = NULL;
 	}
+	stress_nmi_drain();
 	cpus_read_unlock();
 	return err;
 }
@@ -172,8 +243,9 @@ static int stress_emitted_get(char *buf, const struct kernel_param *kp)
 	for_each_online_cpu(cpu) {
 		struct stress_cpu *sc = per_cpu_ptr(&stress_cpus, cpu);
 
-		n += sysfs_emit_at(buf, n, "%d %llu %llu %llu\n", cpu,
-				   sc->emitted[0], sc->emitted[1], sc->emitted[2]);
+		n += sysfs_emit_at(buf, n, "%d %llu %llu %llu %llu\n", cpu,
+				   sc->emitted[0], sc->emitted[1], sc->emitted[2],
+				   sc->emitted[3]);
 	}
 	mutex_unlock(&stress_mutex);
 	return n;
@@ -183,15 +255,20 @@ static const struct kernel_param_ops stress_emitted_ops = {
 	.get = stress_emitted_get,
 };
 module_param_cb(emitted, &stress_emitted_ops, NULL, 0444);
-MODULE_PARM_DESC(emitted, "per CPU: cpu thread softirq hardirq counts of the last run");
+MODULE_PARM_DESC(emitted, "per CPU: cpu thread softirq hardirq nmi counts of the last run");
 
 static int __init stress_init(void)
 {
-	return ketw_provider_register(&stress_provider);
+	int err = ketw_provider_register(&stress_provider);
+
+	if (!err)
+		stress_nmi_init();
+	return err;
 }
 
 static void __exit stress_exit(void)
 {
+	stress_nmi_exit();
 	ketw_provider_unregister(&stress_provider);
 }
 

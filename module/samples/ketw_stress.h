@@ -5,10 +5,11 @@
  *
  * Writing N to /sys/module/ketw_stress/parameters/run_ms runs, for N ms,
  * a kthread bound to each online CPU that logs in a loop, plus on each
- * CPU a soft and a hard hrtimer that log every period_us microseconds.
- * The write returns when all of them have stopped. Reading "emitted"
- * gives one line per CPU: "cpu thread softirq hardirq" counts of the
- * last run.
+ * CPU a soft and a hard hrtimer that log every period_us microseconds;
+ * on x86 each hard timer also sends an NMI to the next CPU, whose
+ * handler logs too, most likely inside that CPU's writer. The write
+ * returns when all of them have stopped. Reading "emitted" gives one
+ * line per CPU: "cpu thread softirq hardirq nmi" counts of the last run.
  */
 #ifndef _KETW_STRESS_H
 #define _KETW_STRESS_H
@@ -24,7 +25,8 @@
 #define KETW_STRESS_CTX_THREAD	0
 #define KETW_STRESS_CTX_SOFTIRQ	1
 #define KETW_STRESS_CTX_HARDIRQ	2
-#define KETW_STRESS_NR_CTX	3
+#define KETW_STRESS_CTX_NMI	3
+#define KETW_STRESS_NR_CTX	4
 #define KETW_STRESS_FILL_MOD	41
 
 /*

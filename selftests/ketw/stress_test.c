@@ -26,6 +26,7 @@ struct cpu_check {
 	uint64_t stress;		/* ketw_stress records */
 	uint64_t system;		/* system records */
 	uint64_t next_counter[KETW_STRESS_NR_CTX];
+	uint64_t per_ctx[KETW_STRESS_NR_CTX];
 	uint64_t bad_payload;
 	uint64_t bad_order;
 	int start_seen, stop_seen;
@@ -73,6 +74,7 @@ static void check_record(const struct ketw_event_header *h, void *arg)
 	if (ev->counter < c->next_counter[ev->ctx])
 		c->bad_order++;
 	c->next_counter[ev->ctx] = ev->counter + 1;
+	c->per_ctx[ev->ctx]++;
 	c->stress++;
 }
 
@@ -95,15 +97,15 @@ static void *run_stress(void *p)
 static int read_emitted(uint64_t emitted[MAX_CPUS])
 {
 	FILE *f = fopen("/sys/module/ketw_stress/parameters/emitted", "r");
-	unsigned long long t, s, h;
+	unsigned long long t, s, h, n;
 	int cpu;
 
 	if (!f)
 		return -errno;
 	memset(emitted, 0, MAX_CPUS * sizeof(emitted[0]));
-	while (fscanf(f, "%d %llu %llu %llu", &cpu, &t, &s, &h) == 4)
+	while (fscanf(f, "%d %llu %llu %llu %llu", &cpu, &t, &s, &h, &n) == 5)
 		if (cpu >= 0 && cpu < MAX_CPUS)
-			emitted[cpu] = t + s + h;
+			emitted[cpu] = t + s + h + n;
 	fclose(f);
 	return 0;
 }
@@ -200,6 +202,8 @@ TEST_F_TIMEOUT(stress, accounting_is_exact, 120)
 {
 	struct runner r = { .ms = RUN_MS };
 	uint64_t emitted[MAX_CPUS], dropped = 0, sys_offered, total = 0;
+	uint64_t ctx_total[KETW_STRESS_NR_CTX] = { 0 };
+	int k;
 	struct ketw_session_attr a;
 	struct ketw_cpu_stats st;
 	pthread_t th;
@@ -244,9 +248,13 @@ TEST_F_TIMEOUT(stress, accounting_is_exact, 120)
 
 		ASSERT_EQ(0, cpu_stats(self->fd, SESSION, cpu, &st));
 		lost = st.lost_full + st.lost_busy + st.lost_nested;
-		TH_LOG("cpu%d: emitted %llu delivered %llu (system %llu) lost %llu overwritten %llu, reader dropped %llu",
+		TH_LOG("cpu%d: emitted %llu delivered %llu (thread %llu softirq %llu hardirq %llu nmi %llu, system %llu) lost %llu overwritten %llu, reader dropped %llu",
 		       cpu, (unsigned long long)emitted[cpu],
 		       (unsigned long long)c->stress,
+		       (unsigned long long)c->per_ctx[0],
+		       (unsigned long long)c->per_ctx[1],
+		       (unsigned long long)c->per_ctx[2],
+		       (unsigned long long)c->per_ctx[3],
 		       (unsigned long long)c->system,
 		       (unsigned long long)lost,
 		       (unsigned long long)st.overwritten,
@@ -257,6 +265,8 @@ TEST_F_TIMEOUT(stress, accounting_is_exact, 120)
 		if (variant->policy != KETW_POLICY_UNTIL_FULL)
 			EXPECT_LT(0, c->stress);
 		total += c->stress;
+		for (k = 0; k < KETW_STRESS_NR_CTX; k++)
+			ctx_total[k] += c->per_ctx[k];
 		/* Every accepted event took one sequence number ... */
 		EXPECT_EQ(st.sequence, st.written + lost);
 		/* ... every record stored was read or overwritten ... */
@@ -286,6 +296,16 @@ TEST_F_TIMEOUT(stress, accounting_is_exact, 120)
 		}
 	}
 	EXPECT_LT(0, total);
+	/* Every context really wrote (NMIs: x86 only). */
+	if (variant->policy != KETW_POLICY_UNTIL_FULL) {
+		for (k = 0; k < KETW_STRESS_NR_CTX; k++) {
+#ifndef __x86_64__
+			if (k == KETW_STRESS_CTX_NMI)
+				continue;
+#endif
+			EXPECT_LT(0, ctx_total[k]) TH_LOG("context %d", k);
+		}
+	}
 	/* One STOP: from the auto-stop work (any CPU) or from us (CPU 0). */
 	for (done = 0, cpu = 0; cpu < self->ncpus; cpu++)
 		done += self->c[cpu].stop_seen;
