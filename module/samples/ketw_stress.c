@@ -121,7 +121,7 @@ static void stress_nmi_drain(void)
 				break;
 		if (cpu >= nr_cpu_ids)
 			return;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 }
 
