@@ -15,6 +15,7 @@
 #include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -170,7 +171,8 @@ static long ketw_ioctl_cpu_stats(void __user *uarg)
 	u32 usize, cpu;
 	int err;
 
-	err = ketw_copy_sized(&st, sizeof(st), sizeof(st), uarg, &usize);
+	err = ketw_copy_sized(&st, sizeof(st), KETW_CPU_STATS_SIZE_VER0, uarg,
+			      &usize);
 	if (err)
 		return err;
 	cpu = st.cpu;
@@ -195,7 +197,8 @@ static long ketw_ioctl_status(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = ketw_copy_sized(&st, sizeof(st), sizeof(st), uarg, &usize);
+	err = ketw_copy_sized(&st, sizeof(st), KETW_SESSION_STATUS_SIZE_VER0,
+			      uarg, &usize);
 	if (err)
 		return err;
 	if (st.reserved0 || strnlen(st.name, KETW_NAME_MAX) == KETW_NAME_MAX)
@@ -220,7 +223,8 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = ketw_copy_sized(&snap, sizeof(snap), sizeof(snap), uarg, &usize);
+	err = ketw_copy_sized(&snap, sizeof(snap), KETW_SNAPSHOT_SIZE_VER0, uarg,
+			      &usize);
 	if (err)
 		return err;
 	if (snap.cpu >= nr_cpu_ids || !cpu_possible(snap.cpu) ||
@@ -232,7 +236,7 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 	err = ketw_ring_snapshot_cpu(s->ring, snap.cpu,
 				     u64_to_user_ptr(snap.buf),
 				     min_t(u64, snap.buf_len, SIZE_MAX),
-				     &snap.len, &snap.lost);
+				     &snap.len, &snap.dropped);
 	ketw_session_put(s);
 	if (err)
 		return err;
@@ -248,7 +252,8 @@ static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = ketw_copy_sized(&req, sizeof(req), sizeof(req), uarg, &usize);
+	err = ketw_copy_sized(&req, sizeof(req), KETW_ENABLE_SIZE_VER0, uarg,
+			      &usize);
 	if (err)
 		return err;
 	if (cmd == KETW_IOC_ENABLE)
@@ -268,7 +273,7 @@ static long ketw_ioctl_list(unsigned int cmd, void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = ketw_copy_sized(&l, sizeof(l), sizeof(l), uarg, &usize);
+	err = ketw_copy_sized(&l, sizeof(l), KETW_LIST_SIZE_VER0, uarg, &usize);
 	if (err)
 		return err;
 	if (l.reserved)
@@ -290,7 +295,8 @@ static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
 	u32 usize;
 	int err;
 
-	err = ketw_copy_sized(&up, sizeof(up), sizeof(up), uarg, &usize);
+	err = ketw_copy_sized(&up, sizeof(up), KETW_USER_PROVIDER_SIZE_VER0,
+			      uarg, &usize);
 	if (err)
 		return err;
 	mutex_lock(&kf->lock);
@@ -319,7 +325,8 @@ static long ketw_ioctl_user_write(struct ketw_file *kf, void __user *uarg)
 	u32 usize;
 	long ret;
 
-	ret = ketw_copy_sized(&ue, sizeof(ue), sizeof(ue), uarg, &usize);
+	ret = ketw_copy_sized(&ue, sizeof(ue), KETW_USER_EVENT_SIZE_VER0,
+			      uarg, &usize);
 	if (ret)
 		return ret;
 	if (ue.reserved || ue.reserved1 || ue.len > KETW_MAX_DATA_SIZE ||
@@ -467,14 +474,53 @@ static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 	return 0;
 }
 
-/* See KETW_MMAP_CPU() in the uapi header for the layout. */
+/*
+ * A mapping holds its session (the file may attach elsewhere later), so
+ * the ring's counters stay valid until the last part is unmapped.
+ */
+static void ketw_vm_open(struct vm_area_struct *vma)
+{
+	struct ketw_session *s = vma->vm_private_data;
+
+	kref_get(&s->kref);
+	ketw_ring_vma_open(s->ring, vma);
+}
+
+static void ketw_vm_close(struct vm_area_struct *vma)
+{
+	struct ketw_session *s = vma->vm_private_data;
+
+	ketw_ring_vma_close(s->ring, vma);
+	ketw_session_put(s);
+}
+
+static const struct vm_operations_struct ketw_vm_ops = {
+	.open	= ketw_vm_open,
+	.close	= ketw_vm_close,
+};
+
+/*
+ * See KETW_MMAP_CPU() in the uapi header for the layout. A data area is
+ * mapped once at a time, and read() is refused while one is (EBUSY): two
+ * consumers would corrupt each other's position.
+ */
 static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketw_file *kf = file->private_data;
+	struct ketw_session *s = kf->session;
+	int err;
 
-	if (kf->user_only || !kf->session)
+	if (kf->user_only || !s)
 		return -EINVAL;
-	return ketw_ring_mmap(kf->session->ring, vma);
+	mutex_lock(&s->read_mutex);
+	err = ketw_ring_mmap(s->ring, vma);
+	if (!err) {
+		vma->vm_ops = &ketw_vm_ops;
+		vma->vm_private_data = s;
+		ketw_vm_open(vma);
+	}
+	mutex_unlock(&s->read_mutex);
+	return err;
 }
 
 static const struct file_operations ketw_fops = {

@@ -111,6 +111,7 @@ struct rb_cpu {
 	struct rb_meta *meta;
 	struct ketw_ring *ring;
 	struct irq_work wake_work;
+	atomic_t data_maps;	/* mappings of the data area: one consumer */
 	struct page *meta_page;
 	struct page **pages;
 	unsigned int nr_pages;
@@ -224,7 +225,15 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 }
 
 /*
- * LOOP: move oldest over whole records until [end - size, end) is free.
+ * How far ahead of its need a LOOP writer releases records, so that the
+ * next writers find room without a cmpxchg on the shared oldest (ftrace
+ * overwrites a page at a time for the same reason).
+ */
+#define RB_RELEASE_AHEAD	PAGE_SIZE
+
+/*
+ * LOOP: move oldest over whole records until [end - size, end) is free,
+ * and up to RB_RELEASE_AHEAD further while the records are committed.
  * Every record below end - size is committed (the caller checked that
  * end - commit <= size), so its header is valid to read.
  */
@@ -232,7 +241,7 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 {
 	u32 limit = end - (cb->mask + 1);
 	struct ketw_event_header *h;
-	u32 t, to, span, n;
+	u32 t, to, span, n, ahead;
 
 	for (;;) {
 		/*
@@ -242,8 +251,14 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 		t = smp_load_acquire(&cb->meta->oldest);
 		if (!rb_before(t, limit))
 			break;
-		/* Release every record up to limit in one cmpxchg. */
-		for (to = t, n = 0; rb_before(to, limit); to += span) {
+		/* Never past commit: records beyond may be being written. */
+		ahead = limit + RB_RELEASE_AHEAD;
+		if (rb_before(READ_ONCE(cb->commit), ahead))
+			ahead = READ_ONCE(cb->commit);
+		/* Release every record up to there in one cmpxchg. */
+		for (to = t, n = 0; rb_before(to, limit) ||
+		     (rb_before(to, ahead) && to != t + (cb->mask + 1));
+		     to += span) {
 			h = cb->data + (to & cb->mask);
 			span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 			/*
@@ -615,25 +630,25 @@ corrupt:
  * @buf:    user buffer, at least the per-CPU size.
  * @len:    its size.
  * @copied: out: bytes of whole records (padding included) at @buf.
- * @lost:   out: 1 if the oldest part was overwritten during the copy and
- *          left out, else 0.
+ * @dropped: out: bytes left out of the front of the copy because writers
+ *          (or a reader) released them while it was made.
  *
  * Copies from the oldest record (LOOP) or the reader's position to the
  * commit position, then drops whatever writers released meanwhile, so
  * that every record left in the copy is whole. Writers keep running.
  *
- * Return: 0; -EINVAL if @len is below the per-CPU size; -EFAULT.
+ * Return: 0; -ENOBUFS if @len is below the per-CPU size; -EFAULT; -ENOMEM.
  */
 int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 			   char __user *buf, size_t len,
-			   u64 *copied, u64 *lost)
+			   u64 *copied, u64 *dropped)
 {
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
 	u32 size = cb->mask + 1, from, to, first, n, o2;
 
 	if (len < size)
-		return -EINVAL;
+		return -ENOBUFS;
 	/* Pairs with smp_wmb() before the commit store in rb_end(). */
 	to = smp_load_acquire(&cb->meta->commit);
 	from = rb_tail(ring, cb);
@@ -645,7 +660,7 @@ int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 	if (copy_to_user(buf, cb->data + (from & cb->mask), first) ||
 	    copy_to_user(buf + first, cb->data, n - first))
 		return -EFAULT;
-	*lost = 0;
+	*dropped = 0;
 	*copied = n;
 	if (loop) {
 		/* Pairs with smp_wmb() in rb_loop_release(). */
@@ -656,7 +671,7 @@ int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 			u32 skip = rb_before(to, o2) ? n : o2 - from;
 			char *tmp;
 
-			*lost = 1;
+			*dropped = skip;
 			*copied = n - skip;
 			if (!*copied)
 				return 0;
@@ -871,8 +886,58 @@ bool ketw_ring_full(struct ketw_ring *ring, u32 max_span)
 	return false;
 }
 
-static const struct vm_operations_struct rb_vm_ops = {
-};
+/* The CPU and part (0: meta page) a mapping of a ring covers. */
+static void rb_vma_where(struct vm_area_struct *vma, u64 *cpu, u64 *part)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	*cpu = off >> KETW_MMAP_CPU_SHIFT;
+	*part = off & (KETW_MMAP_CPU(1) - 1);
+}
+
+/**
+ * ketw_ring_vma_open() - count a copy or part of a mapping
+ * @ring: the ring.
+ * @vma:  the new vma (a split of one ketw_ring_mmap() set up).
+ */
+void ketw_ring_vma_open(struct ketw_ring *ring, struct vm_area_struct *vma)
+{
+	u64 cpu, part;
+
+	rb_vma_where(vma, &cpu, &part);
+	if (part)
+		atomic_inc(&per_cpu_ptr(ring->cpus, cpu)->data_maps);
+}
+
+/**
+ * ketw_ring_vma_close() - a mapping goes away
+ * @ring: the ring.
+ * @vma:  the vma.
+ */
+void ketw_ring_vma_close(struct ketw_ring *ring, struct vm_area_struct *vma)
+{
+	u64 cpu, part;
+
+	rb_vma_where(vma, &cpu, &part);
+	if (part)
+		atomic_dec(&per_cpu_ptr(ring->cpus, cpu)->data_maps);
+}
+
+/**
+ * ketw_ring_mapped() - is any CPU's data area mapped?
+ * @ring: the ring.
+ *
+ * Return: true while an mmap consumer may be reading: read() stays out.
+ */
+bool ketw_ring_mapped(struct ketw_ring *ring)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (atomic_read(&per_cpu_ptr(ring->cpus, cpu)->data_maps))
+			return true;
+	return false;
+}
 
 /**
  * ketw_ring_mmap() - map one CPU's meta page or data area
@@ -882,25 +947,27 @@ static const struct vm_operations_struct rb_vm_ops = {
  * The meta page is mapped shared and may be written (the reader's
  * consumed position); the data area is read-only.
  *
+ * The caller counts a data mapping with ketw_ring_vma_open() once this
+ * succeeds, and serialises calls per ring.
+ *
  * Return: 0; -EINVAL for another offset, length, a private mapping or an
- * unknown CPU; -EPERM for a writable data mapping.
+ * unknown CPU; -EPERM for a writable data mapping; -EBUSY if the data
+ * area is mapped already.
  */
 int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma)
 {
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	unsigned long len = vma->vm_end - vma->vm_start;
-	u64 cpu = off >> KETW_MMAP_CPU_SHIFT;
-	u64 part = off & (KETW_MMAP_CPU(1) - 1);
 	struct rb_cpu *cb;
 	unsigned int i;
+	u64 cpu, part;
 	int err;
 
+	rb_vma_where(vma, &cpu, &part);
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) ||
 	    !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	cb = per_cpu_ptr(ring->cpus, cpu);
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
-	vma->vm_ops = &rb_vm_ops;
 	if (part == 0) {
 		if (len != PAGE_SIZE)
 			return -EINVAL;
@@ -910,6 +977,9 @@ int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
+	/* One consumer per buffer; the caller serialises mmap calls. */
+	if (atomic_read(&cb->data_maps))
+		return -EBUSY;
 	vma->vm_flags &= ~VM_MAYWRITE;
 	for (i = 0; i < cb->nr_pages; i++) {
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,

@@ -80,7 +80,7 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 			   char __user *buf, size_t len);
 int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 			   char __user *buf, size_t len,
-			   u64 *copied, u64 *lost);
+			   u64 *copied, u64 *dropped);
 bool ketw_ring_empty(struct ketw_ring *ring);
 bool ketw_ring_above_watermark(struct ketw_ring *ring);
 bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits);
@@ -90,6 +90,9 @@ void ketw_ring_poll_wait(struct ketw_ring *ring, struct file *file,
 			 struct poll_table_struct *pt);
 void ketw_ring_wake(struct ketw_ring *ring);
 int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma);
+void ketw_ring_vma_open(struct ketw_ring *ring, struct vm_area_struct *vma);
+void ketw_ring_vma_close(struct ketw_ring *ring, struct vm_area_struct *vma);
+bool ketw_ring_mapped(struct ketw_ring *ring);
 
 /* control */
 void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,

@@ -475,8 +475,8 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
  * @nonblock: return -EAGAIN instead of waiting.
  *
  * Return: bytes read; 0 when the session is not running and nothing is
- * left; -EINVAL if the next record is larger than @len; -EAGAIN;
- * -ERESTARTSYS; -EFAULT.
+ * left; -EINVAL if the next record is larger than @len; -EBUSY while a
+ * data area is mapped; -EAGAIN; -ERESTARTSYS; -EFAULT.
  */
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len, bool nonblock)
@@ -487,6 +487,11 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 
 	if (mutex_lock_interruptible(&s->read_mutex))
 		return -ERESTARTSYS;
+	/* An mmap consumer owns the positions (ketw_mmap() takes the mutex). */
+	if (ketw_ring_mapped(s->ring)) {
+		mutex_unlock(&s->read_mutex);
+		return -EBUSY;
+	}
 	for (;;) {
 		copied = 0;
 		err = 0;
@@ -588,8 +593,8 @@ int ketw_session_status(struct ketw_session *s,
  * then logs FLUSH_STOP. After KETW_FLUSH_TIMEOUT it logs ERROR
  * (-ETIMEDOUT), keeps that as the flush error, and logs FLUSH_STOP.
  *
- * Return: 0; -EALREADY if not running or a flush runs; -ENOENT if
- * destroyed; -ETIMEDOUT; -ERESTARTSYS; -ENOMEM.
+ * Return: 0; -EINVAL if not running; -EALREADY if a flush runs; -ENOENT
+ * if destroyed; -ETIMEDOUT; -ERESTARTSYS; -ENOMEM.
  */
 int ketw_session_flush(struct ketw_session *s)
 {
@@ -604,7 +609,9 @@ int ketw_session_flush(struct ketw_session *s)
 	mutex_lock(&ketw_mutex);
 	if (s->destroyed)
 		err = -ENOENT;
-	else if (s->state != KETW_STATE_RUNNING || s->flushing)
+	else if (s->state != KETW_STATE_RUNNING)
+		err = -EINVAL;
+	else if (s->flushing)
 		err = -EALREADY;
 	if (err) {
 		mutex_unlock(&ketw_mutex);
@@ -645,7 +652,7 @@ int ketw_session_flush(struct ketw_session *s)
  * ketw_session_rundown() - log the registry and tasks on request
  * @s: a running session.
  *
- * Return: 0; -EALREADY if not running; -ENOENT if destroyed.
+ * Return: 0; -EINVAL if not running; -ENOENT if destroyed.
  */
 int ketw_session_rundown(struct ketw_session *s)
 {
@@ -655,7 +662,7 @@ int ketw_session_rundown(struct ketw_session *s)
 	if (s->destroyed)
 		err = -ENOENT;
 	else if (s->state != KETW_STATE_RUNNING)
-		err = -EALREADY;
+		err = -EINVAL;
 	else
 		ketw_providers_rundown(s);
 	mutex_unlock(&ketw_mutex);

@@ -327,6 +327,10 @@ static inline long mcpu_consume(struct mcpu *m,
 		continue;
 lost:
 		(*dropped)++;
+		/* The header read before the writer's release is seen. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(tail, __ATOMIC_ACQUIRE) == c)
+			return -1;	/* a bad header no writer explains */
 		c = __atomic_load_n(tail, __ATOMIC_ACQUIRE);
 		if (pos_before(p, c))
 			p = __atomic_load_n(&m->meta->commit, __ATOMIC_ACQUIRE);

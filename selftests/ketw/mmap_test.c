@@ -104,9 +104,12 @@ TEST_F(map, drain_in_place)
 	EXPECT_EQ(0, m.meta->read);		/* not through read() */
 	EXPECT_EQ(0, m.meta->lost_full + m.meta->lost_busy +
 		     m.meta->overwritten);
+	/* One consumer at a time: no read() while a data area is mapped. */
+	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(EBUSY, errno);
+	mcpu_unmap(&m);
 	/* What the mapping consumed is gone for read() too. */
 	EXPECT_EQ(0, read(self->fd, buf, sizeof(buf)));
-	mcpu_unmap(&m);
 }
 
 /* A FLUSH writer reuses space only once the mmap reader gave it back. */
@@ -169,13 +172,25 @@ TEST_F(map, bad_mappings_refused)
 	EXPECT_MAP_FAILS(EINVAL, 16384, PROT_READ, MAP_SHARED, 4096);
 	EXPECT_MAP_FAILS(EINVAL, 8192, PROT_READ, MAP_SHARED, 8192);
 	EXPECT_MAP_FAILS(EPERM, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, 4096);
-#undef EXPECT_MAP_FAILS
 	/* Nor can a read-only data mapping become writable. */
 	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd, 4096);
 	ASSERT_NE(MAP_FAILED, p);
 	EXPECT_EQ(-1, mprotect(p, 8192, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
+	/* One consumer per data area, even through another file. */
+	EXPECT_MAP_FAILS(EBUSY, 8192, PROT_READ, MAP_SHARED, 4096);
+	fd2 = ketw_open();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ketw_ref(fd2, KETW_IOC_ATTACH, SESSION));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd2, 4096));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd2);
+	/* Unmapping frees it for the next consumer. */
+	ASSERT_EQ(0, munmap(p, 8192));
+	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd, 4096);
+	EXPECT_NE(MAP_FAILED, p);
 	munmap(p, 8192);
+#undef EXPECT_MAP_FAILS
 }
 
 /* A mapping keeps its session: it cannot be destroyed under it. */

@@ -396,7 +396,7 @@ TEST_F(prov, rundown_contents)
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_RUNDOWN, SESSION));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
 	EXPECT_EQ(-1, ketw_ref(self->fd, KETW_IOC_RUNDOWN, SESSION));
-	EXPECT_EQ(EALREADY, errno);
+	EXPECT_EQ(EINVAL, errno);
 	ASSERT_EQ(0, drain(self->fd, &self->d));
 	count(_metadata, &self->d, &c);
 	while ((h = next_record(&self->d, &off, &bad))) {

@@ -40,7 +40,7 @@ static int snapshot_cpu(int fd, const char *name, unsigned int cpu,
 				  name, cpu, (unsigned long long)snap.len, len);
 	if (err)
 		return ketw_session_error("snapshot", name, err);
-	t->lost += snap.lost;
+	t->lost += snap.dropped;
 	ketw_record_iter_init(&it, buf, snap.len);
 	while ((err = ketw_record_iter_next(&it, &rec)) > 0) {
 		if (ketw_cpu_buf_append(out, rec.hdr, rec.span))
@@ -149,7 +149,7 @@ int cmd_snapshot(int argc, char **argv)
 	       name, (unsigned long long)t.records,
 	       (unsigned long long)t.bytes, nr, path);
 	if (t.lost) {
-		printf("session %s: %llu records were overwritten while the kernel copied them and are not in the snapshot",
+		printf("session %s: %llu bytes of the oldest records were overwritten while the kernel copied them and are not in the snapshot",
 		       name, (unsigned long long)t.lost);
 		if (t.overwritten > t.lost)
 			printf(" (the overwritten counters grew by %llu meanwhile)",

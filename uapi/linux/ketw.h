@@ -296,6 +296,8 @@ struct ketw_list {
 	__u64 entries;
 };
 
+#define KETW_LIST_SIZE_VER0	72
+
 /* Flags of struct ketw_enable. */
 #define KETW_ENABLE_DISABLE	_BITUL(0)	/* remove the provider from the session */
 
@@ -324,6 +326,8 @@ struct ketw_enable {
 	struct ketw_filter filter;
 };
 
+#define KETW_ENABLE_SIZE_VER0	240
+
 #define KETW_MAX_ENABLES	64	/* providers enabled in one session */
 
 /**
@@ -342,6 +346,8 @@ struct ketw_user_provider {
 	__u8  guid[KETW_GUID_SIZE];
 	char  name[KETW_NAME_MAX];
 };
+
+#define KETW_USER_PROVIDER_SIZE_VER0	56
 
 /**
  * struct ketw_user_event - log an event through this file's user provider
@@ -372,6 +378,8 @@ struct ketw_user_event {
 	__u32 len;
 	__u32 reserved1;
 };
+
+#define KETW_USER_EVENT_SIZE_VER0	40
 
 /*
  * /dev/ketw_user: a second node, mode 0666, that takes only the user
@@ -487,8 +495,8 @@ struct ketw_session_ref {
  * @truncated:   records stored with a cut payload.
  * @read:        records consumed through read().
  * @sequence:    the next sequence number.
- * @produced:    byte position of the producer (committed data).
- * @consumed:    byte position of the consumer.
+ * @produced:    byte position of the producer (committed data), mod 2^32.
+ * @consumed:    byte position of the consumer (LOOP: oldest), mod 2^32.
  */
 struct ketw_cpu_stats {
 	__u32 size;
@@ -505,6 +513,8 @@ struct ketw_cpu_stats {
 	__u64 produced;
 	__u64 consumed;
 };
+
+#define KETW_CPU_STATS_SIZE_VER0	120
 
 /* POSIX stream status values (struct ketw_session_status). */
 #define KETW_FULL_NOT_FULL	0
@@ -551,6 +561,8 @@ struct ketw_session_status {
 	__u64 overwritten;
 };
 
+#define KETW_SESSION_STATUS_SIZE_VER0	96
+
 /**
  * struct ketw_snapshot - copy one CPU's buffer without consuming it
  * @size:      sizeof(struct ketw_snapshot) as the caller knows it.
@@ -560,7 +572,9 @@ struct ketw_session_status {
  * @buf_len:   in: its size; at least the per-CPU buffer size.
  * @len:       out: bytes copied: whole records (padding records included,
  *             flagged KETW_RECORD_PADDING), oldest first.
- * @lost:      out: records overwritten while copying, dropped from the copy.
+ * @dropped:   out: bytes of the oldest records that writers overwrote (or
+ *             a reader consumed) while the copy was made, and that were
+ *             therefore left out of its front.
  *
  * Meant for LOOP sessions that keep running (a flight recorder); works on
  * any session. The copy is consistent: every record in it is whole.
@@ -572,8 +586,10 @@ struct ketw_snapshot {
 	__u64 buf;
 	__u64 buf_len;
 	__u64 len;
-	__u64 lost;
+	__u64 dropped;
 };
+
+#define KETW_SNAPSHOT_SIZE_VER0	72
 
 /*
  * mmap layout. CPU n's area starts at offset KETW_MMAP_CPU(n): first its

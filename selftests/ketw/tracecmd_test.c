@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace-cmd bridge: providers' events as the ftrace event
+ * ketw:ketw_event. The sample provider's static branch is off while
+ * neither a session nor the ftrace event wants it; the ftrace event alone
+ * turns it on; sessions and ftrace get the same events, and neither turns
+ * the branch off under the other. trace-cmd (Debian's, packed into the
+ * guest with its libraries) records and reports the events.
+ *
+ * The branch is read from kernel memory: the sample's sample_provider
+ * from /proc/kallsyms, its static key's count through /proc/kcore.
+ */
+#include "ketw_test.h"
+#include <elf.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+
+#define SESSION		"tracecmd_test"
+#define TRACEFS		"/sys/kernel/tracing/"
+#define EV_ENABLE	TRACEFS "events/ketw/ketw_event/enable"
+#define TRACE_CMD	"/usr/bin/trace-cmd"
+#define TC_DAT		"/tmp/ketw-tracecmd.dat"
+#define TC_LOG		"/tmp/ketw-tracecmd.log"
+#define SAMPLE_GUID_STR	"6b657477-7361-6d70-6c65-000000000001"
+#define MAX_DATA	1024	/* KETW_TRACE_MAX_DATA */
+
+/* ---- the sample provider's static key ---------------------------------- */
+
+static uint64_t ksym(const char *name, const char *mod)
+{
+	char line[512], sym[256], m[64];
+	unsigned long long a;
+	uint64_t addr = 0;
+	char t;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return 0;
+	while (!addr && fgets(line, sizeof(line), f)) {
+		m[0] = 0;
+		if (sscanf(line, "%llx %c %255s [%63[^]]]", &a, &t, sym, m) >= 3 &&
+		    !strcmp(sym, name) && !strcmp(m, mod))
+			addr = a;
+	}
+	fclose(f);
+	return addr;
+}
+
+static int kread(uint64_t addr, void *buf, size_t len)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd, i, ret = -ENOENT;
+
+	fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh)) {
+		close(fd);
+		return -EIO;
+	}
+	for (i = 0; i < eh.e_phnum && ret == -ENOENT; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * eh.e_phentsize) !=
+		    sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr + len > ph.p_vaddr + ph.p_memsz)
+			continue;
+		ret = pread(fd, buf, len, ph.p_offset + (addr - ph.p_vaddr)) ==
+		      (ssize_t)len ? 0 : -EIO;
+	}
+	close(fd);
+	return ret;
+}
+
+/* Where the sample's provider is now (0: cannot tell); after a reload too. */
+static uint64_t sample_prov_addr;
+
+static void sample_prov_lookup(void)
+{
+	sample_prov_addr = ksym("sample_provider", "ketw_sample");
+}
+
+/*
+ * The count of the sample provider's static key (struct ketw_provider
+ * starts with it, struct static_key starts with atomic_t enabled): 0 off,
+ * 1 on; -1 if the kernel does not let us read it.
+ */
+static int sample_key(void)
+{
+	int32_t enabled;
+
+	if (!sample_prov_addr)
+		sample_prov_lookup();
+	if (!sample_prov_addr ||
+	    kread(sample_prov_addr, &enabled, sizeof(enabled)))
+		return -1;
+	return enabled;
+}
+
+#define EXPECT_KEY(want) do {						\
+	int __k = sample_key();						\
+	if (__k < 0)							\
+		TH_LOG("cannot read the sample's static key; not checked"); \
+	else								\
+		EXPECT_EQ(want, __k);					\
+} while (0)
+
+/* ---- tracefs ------------------------------------------------------------ */
+
+static int ev_enable(int on)
+{
+	return write_str(EV_ENABLE, on ? "1" : "0");
+}
+
+static int trace_clear(void)
+{
+	int fd = open(TRACEFS "trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* Everything @fd has to read, NUL-terminated; NULL on error. */
+static char *slurp_fd(int fd)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL, *nb;
+	ssize_t n;
+
+	for (;;) {
+		if (cap - len < 65536) {
+			cap += 1 << 20;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+static char *slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	if (fd < 0)
+		return NULL;
+	s = slurp_fd(fd);
+	close(fd);
+	return s;
+}
+
+/* The standard output and error of a shell command, and its status. */
+static char *run(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	char *s;
+
+	if (!p)
+		return NULL;
+	s = slurp_fd(fileno(p));
+	*status = pclose(p);
+	return s;
+}
+
+/* ---- ketw_event lines, as the kernel and trace-cmd print them ------------ */
+
+struct tev {
+	char guid[40];
+	char provider[KETW_NAME_MAX];
+	unsigned int id, type, level, version, flags, len;
+	unsigned long long keyword;
+	unsigned char data[MAX_DATA];
+};
+
+/* 1: @line is a ketw_event, in @e; 0: another line; -1: malformed. */
+static int parse_tev(const char *line, struct tev *e)
+{
+	const char *p = strstr(line, "ketw_event:");
+	unsigned int i, b;
+	int n = 0;
+
+	if (!p)
+		return 0;
+	p += strlen("ketw_event:");
+	if (sscanf(p, "%39s %31s id=%u type=%u level=%u version=%u keyword=0x%llx flags=0x%x len=%u data=%n",
+		   e->guid, e->provider, &e->id, &e->type, &e->level,
+		   &e->version, &e->keyword, &e->flags, &e->len, &n) != 9 ||
+	    !n || e->len > MAX_DATA)
+		return -1;
+	p += n;
+	for (i = 0; i < e->len; i++) {
+		if (sscanf(p, "%2x%n", &b, &n) != 1)
+			return -1;
+		e->data[i] = b;
+		p += n;
+		if (*p == ' ')
+			p++;
+	}
+	return 1;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Is @e the sample's tick event number @e's index, with every field right? */
+static int sample_tick_ok(const struct tev *e, uint32_t *index)
+{
+	uint32_t i, k;
+
+	if (strcmp(e->guid, SAMPLE_GUID_STR) ||
+	    strcmp(e->provider, KETW_SAMPLE_NAME) ||
+	    e->id != KETW_SAMPLE_EV_TICK || e->type != KETW_SAMPLE_TICK_TYPE ||
+	    e->level != KETW_SAMPLE_TICK_LEVEL ||
+	    e->version != KETW_SAMPLE_TICK_VERSION ||
+	    e->keyword != KETW_SAMPLE_TICK_KEYWORD || e->flags != 0 ||
+	    e->len < sizeof(struct ketw_sample_tick))
+		return 0;
+	i = le32(e->data);
+	if (le32(e->data + 4) != KETW_SAMPLE_MAGIC ||
+	    le64(e->data + 8) != (uint64_t)i * 3 + 1 ||
+	    e->len != sizeof(struct ketw_sample_tick) + i % KETW_SAMPLE_TAIL_MOD)
+		return 0;
+	for (k = 0; k < i % KETW_SAMPLE_TAIL_MOD; k++)
+		if (e->data[sizeof(struct ketw_sample_tick) + k] != ((i + k) & 0xff))
+			return 0;
+	*index = i;
+	return 1;
+}
+
+/*
+ * Check that @text (a "trace" file or a trace-cmd report) holds exactly
+ * the sample's ticks 0..@n-1, each once with the right fields, and no
+ * other ketw_event. Logs the first few lines when @show.
+ */
+static void expect_ticks(struct __test_metadata *_metadata, const char *text,
+			 unsigned int n, int show)
+{
+	unsigned int good = 0, bad = 0, dup = 0, shown = 0;
+	static unsigned char seen[4096];
+	const char *line = text, *nl;
+	struct tev e;
+	uint32_t i;
+	char buf[8192];
+	int r;
+
+	ASSERT_NE(NULL, text);
+	ASSERT_GE(sizeof(seen), n);
+	memset(seen, 0, sizeof(seen));
+	for (; *line; line = nl + 1) {
+		size_t l;
+
+		nl = strchrnul(line, '\n');
+		l = nl - line;
+		if (l >= sizeof(buf))
+			l = sizeof(buf) - 1;
+		memcpy(buf, line, l);
+		buf[l] = 0;
+		r = parse_tev(buf, &e);
+		if (r && show && shown < 3) {
+			printf("# %s\n", buf);
+			shown++;
+		}
+		if (r > 0 && sample_tick_ok(&e, &i) && i < n) {
+			dup += seen[i]++ != 0;
+			good++;
+		} else if (r) {
+			if (bad++ < 3)
+				TH_LOG("unexpected: %s", buf);
+		}
+		if (!*nl)
+			break;
+	}
+	EXPECT_EQ(n, good);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, dup);
+}
+
+/* Count ketw_event lines of any kind in @text. */
+static int count_tev(const char *text)
+{
+	const char *p = text;
+	int n = 0;
+
+	while (p && (p = strstr(p, "ketw_event:"))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+FIXTURE(bridge) {
+	int fd;
+	struct ketw_session_attr attr;
+	struct drained d;
+	char *text;
+};
+
+FIXTURE_SETUP(bridge)
+{
+	ketw_cleanup(SESSION);
+	self->fd = ketw_open();
+	ASSERT_LE(0, self->fd);
+	ketw_attr_init(&self->attr, SESSION);
+	memset(&self->d, 0, sizeof(self->d));
+	self->text = NULL;
+	ASSERT_EQ(0, access(EV_ENABLE, W_OK))
+		TH_LOG("no ketw:ketw_event in tracefs");
+	ASSERT_EQ(0, ev_enable(0));
+	ASSERT_EQ(0, write_str(TRACEFS "tracing_on", "1"));
+	ASSERT_EQ(0, trace_clear());
+	sample_prov_lookup();
+}
+
+FIXTURE_TEARDOWN(bridge)
+{
+	ev_enable(0);
+	trace_clear();
+	ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION);
+	close(self->fd);
+	free(self->d.buf);
+	free(self->text);
+}
+
+/* Neither a session nor the ftrace event: the call site stays a NOP. */
+TEST_F(bridge, off_without_session_or_ftrace)
+{
+	long long stored = read_ll(SAMPLE_PARAM("stored"));
+	long long emitted = read_ll(SAMPLE_PARAM("emitted"));
+
+	EXPECT_KEY(0);
+	ASSERT_EQ(0, sample_emit(5));
+	EXPECT_EQ(emitted + 5, read_ll(SAMPLE_PARAM("emitted")));
+	EXPECT_EQ(stored, read_ll(SAMPLE_PARAM("stored")));
+	self->text = slurp(TRACEFS "trace");
+	ASSERT_NE(NULL, self->text);
+	EXPECT_EQ(0, count_tev(self->text));
+}
+
+/* The ftrace event alone turns the provider on, and off again. */
+TEST_F(bridge, ftrace_event_alone)
+{
+	long long stored = read_ll(SAMPLE_PARAM("stored"));
+
+	ASSERT_EQ(0, ev_enable(1));
+	EXPECT_KEY(1);
+	ASSERT_EQ(0, sample_emit(20));
+	EXPECT_EQ(stored, read_ll(SAMPLE_PARAM("stored")));	/* no session */
+	self->text = slurp(TRACEFS "trace");
+	expect_ticks(_metadata, self->text, 20, 1);
+
+	ASSERT_EQ(0, ev_enable(0));
+	EXPECT_KEY(0);
+	ASSERT_EQ(0, trace_clear());
+	ASSERT_EQ(0, sample_emit(5));
+	free(self->text);
+	self->text = slurp(TRACEFS "trace");
+	EXPECT_EQ(0, count_tev(self->text));
+}
+
+/*
+ * A session and the ftrace event both get the events; turning either off
+ * leaves the other receiving, and the branch on until both are off.
+ */
+TEST_F(bridge, session_and_ftrace)
+{
+	long long stored = read_ll(SAMPLE_PARAM("stored"));
+	const struct ketw_event_header *h;
+	size_t off = 0;
+	int bad = 0, ticks = 0;
+
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	EXPECT_KEY(1);
+	ASSERT_EQ(0, ev_enable(1));
+	ASSERT_EQ(0, sample_emit(10));
+	EXPECT_EQ(stored + 10, read_ll(SAMPLE_PARAM("stored")));
+	self->text = slurp(TRACEFS "trace");
+	expect_ticks(_metadata, self->text, 10, 0);
+
+	/* ftrace off: the session still receives. */
+	ASSERT_EQ(0, ev_enable(0));
+	EXPECT_KEY(1);
+	ASSERT_EQ(0, trace_clear());
+	ASSERT_EQ(0, sample_emit(10));
+	EXPECT_EQ(stored + 20, read_ll(SAMPLE_PARAM("stored")));
+	free(self->text);
+	self->text = slurp(TRACEFS "trace");
+	EXPECT_EQ(0, count_tev(self->text));
+
+	/* ftrace on, session stopped: ftrace still receives. */
+	ASSERT_EQ(0, ev_enable(1));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	EXPECT_KEY(1);
+	ASSERT_EQ(0, sample_emit(7));
+	EXPECT_EQ(stored + 20, read_ll(SAMPLE_PARAM("stored")));
+	free(self->text);
+	self->text = slurp(TRACEFS "trace");
+	expect_ticks(_metadata, self->text, 7, 0);
+
+	ASSERT_EQ(0, ev_enable(0));
+	EXPECT_KEY(0);
+
+	/* The session got the 20 events logged while it ran. */
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad)))
+		ticks += is_sample(h) && h->event_id == KETW_SAMPLE_EV_TICK;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(20, ticks);
+}
+
+/* A provider that registers while the ftrace event is on starts on. */
+TEST_F(bridge, provider_registered_while_on)
+{
+	int fd;
+
+	ASSERT_EQ(0, ev_enable(1));
+	fd = open("/ketw/ketw_sample.ko", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, syscall(SYS_delete_module, "ketw_sample", O_NONBLOCK));
+	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0));
+	close(fd);
+	sample_prov_lookup();
+	EXPECT_KEY(1);
+	ASSERT_EQ(0, sample_emit(3));
+	self->text = slurp(TRACEFS "trace");
+	expect_ticks(_metadata, self->text, 3, 0);
+	ASSERT_EQ(0, ev_enable(0));
+	EXPECT_KEY(0);
+}
+
+/*
+ * A user-space provider's events are bridged too, flagged USER; a payload
+ * over KETW_TRACE_MAX_DATA is cut and flagged TRUNCATED.
+ */
+TEST_F(bridge, user_provider_truncated)
+{
+	static const uint8_t guid[KETW_GUID_SIZE] = {
+		0x75, 0x73, 0x65, 0x72, 0x00, 0x00, 0x40, 0x00,
+		0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09 };
+	struct ketw_user_provider up;
+	struct ketw_user_event ue;
+	unsigned char data[MAX_DATA + 100];
+	int ufd, n = 0, r, i, ok = 1;
+	const char *line;
+	struct tev e;
+
+	for (i = 0; i < (int)sizeof(data); i++)
+		data[i] = i * 7;
+	ufd = ketw_open();
+	ASSERT_LE(0, ufd);
+	memset(&up, 0, sizeof(up));
+	up.size = sizeof(up);
+	memcpy(up.guid, guid, sizeof(guid));
+	strcpy(up.name, "tracecmd-user");
+	ASSERT_EQ(0, ioctl(ufd, KETW_IOC_USER_REGISTER, &up));
+	ASSERT_EQ(0, ev_enable(1));
+
+	memset(&ue, 0, sizeof(ue));
+	ue.size = sizeof(ue);
+	ue.id = 77;
+	ue.type = KETW_TYPE_INFO;
+	ue.level = KETW_LEVEL_VERBOSE;
+	ue.version = 3;
+	ue.keyword = 0x8000000000000010ull;
+	ue.data = (uintptr_t)data;
+	ue.len = sizeof(data);
+	EXPECT_EQ(0, ioctl(ufd, KETW_IOC_USER_WRITE, &ue));	/* no session */
+	ue.len = 5;
+	EXPECT_EQ(0, ioctl(ufd, KETW_IOC_USER_WRITE, &ue));
+	close(ufd);
+
+	self->text = slurp(TRACEFS "trace");
+	ASSERT_NE(NULL, self->text);
+	for (line = self->text; line; line = strchr(line, '\n')) {
+		char buf[4096];
+		size_t l;
+
+		line += *line == '\n';
+		l = strcspn(line, "\n");
+		if (l >= sizeof(buf))
+			l = sizeof(buf) - 1;
+		memcpy(buf, line, l);
+		buf[l] = 0;
+		r = parse_tev(buf, &e);
+		if (!r)
+			continue;
+		ASSERT_EQ(1, r) TH_LOG("malformed: %.200s", buf);
+		EXPECT_STREQ("75736572-0000-4000-8000-000000000009", e.guid);
+		EXPECT_STREQ("tracecmd-user", e.provider);
+		EXPECT_EQ(77, e.id);
+		EXPECT_EQ(KETW_TYPE_INFO, e.type);
+		EXPECT_EQ(KETW_LEVEL_VERBOSE, e.level);
+		EXPECT_EQ(3, e.version);
+		EXPECT_EQ(0x8000000000000010ull, e.keyword);
+		if (n == 0) {
+			EXPECT_EQ(KETW_RECORD_USER | KETW_RECORD_TRUNCATED,
+				  e.flags);
+			EXPECT_EQ(MAX_DATA, e.len);
+		} else {
+			EXPECT_EQ(KETW_RECORD_USER, e.flags);
+			EXPECT_EQ(5, e.len);
+		}
+		for (i = 0; i < (int)e.len; i++)
+			ok &= e.data[i] == data[i];
+		n++;
+	}
+	EXPECT_EQ(2, n);
+	EXPECT_TRUE(ok);
+}
+
+/*
+ * trace-cmd records the sample's events with nothing but "-e ketw" and
+ * reports them with their fields; it leaves the branch off.
+ */
+TEST_F(bridge, trace_cmd_record_report)
+{
+	int status;
+	char *log;
+
+	ASSERT_EQ(0, access(TRACE_CMD, X_OK))
+		TH_LOG("no %s in the guest: make check packs it (EXTRA_BINS)",
+		       TRACE_CMD);
+	unlink(TC_DAT);
+	status = system(TRACE_CMD " record -q -e ketw -o " TC_DAT
+			" sh -c 'echo 20 > " SAMPLE_PARAM("emit") "'"
+			" >" TC_LOG " 2>&1");
+	if (status) {
+		log = slurp(TC_LOG);
+		TH_LOG("trace-cmd record: status %d:\n%s", status,
+		       log ? log : "(no log)");
+		free(log);
+	}
+	ASSERT_EQ(0, status);
+	EXPECT_KEY(0);
+
+	self->text = run(TRACE_CMD " report -i " TC_DAT " 2>&1", &status);
+	ASSERT_NE(NULL, self->text);
+	if (status || !count_tev(self->text))
+		TH_LOG("trace-cmd report: status %d:\n%.2000s", status,
+		       self->text);
+	ASSERT_EQ(0, status);
+	expect_ticks(_metadata, self->text, 20, 1);
+	unlink(TC_DAT);
+}
+
+TEST_HARNESS_MAIN
