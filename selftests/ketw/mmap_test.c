@@ -141,7 +141,7 @@ TEST_F(map, reader_position_frees_space)
 TEST_F(map, bad_mappings_refused)
 {
 	int fd2 = ketw_open();
-	void *p;
+	void *p, *data;
 
 	ASSERT_LE(0, fd2);
 	/* Not attached to a session. */
@@ -173,9 +173,9 @@ TEST_F(map, bad_mappings_refused)
 	EXPECT_MAP_FAILS(EINVAL, 8192, PROT_READ, MAP_SHARED, 8192);
 	EXPECT_MAP_FAILS(EPERM, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, 4096);
 	/* Nor can a read-only data mapping become writable. */
-	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd, 4096);
-	ASSERT_NE(MAP_FAILED, p);
-	EXPECT_EQ(-1, mprotect(p, 8192, PROT_READ | PROT_WRITE));
+	data = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd, 4096);
+	ASSERT_NE(MAP_FAILED, data);
+	EXPECT_EQ(-1, mprotect(data, 8192, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(EACCES, errno);
 	/* One consumer per data area, even through another file. */
 	EXPECT_MAP_FAILS(EBUSY, 8192, PROT_READ, MAP_SHARED, 4096);
@@ -186,10 +186,10 @@ TEST_F(map, bad_mappings_refused)
 	EXPECT_EQ(EBUSY, errno);
 	close(fd2);
 	/* Unmapping frees it for the next consumer. */
-	ASSERT_EQ(0, munmap(p, 8192));
-	p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd, 4096);
-	EXPECT_NE(MAP_FAILED, p);
-	munmap(p, 8192);
+	ASSERT_EQ(0, munmap(data, 8192));
+	data = mmap(NULL, 8192, PROT_READ, MAP_SHARED, self->fd, 4096);
+	ASSERT_NE(MAP_FAILED, data);
+	munmap(data, 8192);
 #undef EXPECT_MAP_FAILS
 }
 
