@@ -43,15 +43,18 @@ int cmd_flush(int argc, char **argv)
 		ret = ketw_error("flush of session '%s' timed out: no reader drained the session in time (the session logged an ERROR event; 'ketw status' shows the error)",
 				 name);
 		break;
-	case EALREADY:
-		/* Not running, or another flush runs: say which. */
+	case EINVAL:
+		/* Not running (or a bad request): say which. */
 		if (!ketw_session_get_attr(fd, name, &attr) &&
 		    attr.state != KETW_STATE_RUNNING)
 			ret = ketw_error("cannot flush session '%s': it is not running",
 					 name);
 		else
-			ret = ketw_error("cannot flush session '%s': another flush is running",
-					 name);
+			ret = ketw_session_error("flush", name, err);
+		break;
+	case EALREADY:
+		ret = ketw_error("cannot flush session '%s': another flush is running",
+				 name);
 		break;
 	default:
 		ret = ketw_session_error("flush", name, err);

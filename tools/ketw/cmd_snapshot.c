@@ -7,7 +7,7 @@
  * The kernel copies whole records, padding records included; the file
  * gets the records only, so that it is the same kind of file as extract
  * writes. Records that writers overwrote while the kernel copied are left
- * out of the copy, and counted.
+ * out of the front of the copy; the kernel says how many bytes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 struct snapshot_totals {
 	uint64_t records;
 	uint64_t bytes;
-	uint64_t lost;		/* the kernel's count */
+	uint64_t dropped;	/* bytes the kernel left out of the copies */
 	uint64_t overwritten;	/* counter growth while copying */
 };
 
@@ -40,7 +40,7 @@ static int snapshot_cpu(int fd, const char *name, unsigned int cpu,
 				  name, cpu, (unsigned long long)snap.len, len);
 	if (err)
 		return ketw_session_error("snapshot", name, err);
-	t->lost += snap.dropped;
+	t->dropped += snap.dropped;
 	ketw_record_iter_init(&it, buf, snap.len);
 	while ((err = ketw_record_iter_next(&it, &rec)) > 0) {
 		if (ketw_cpu_buf_append(out, rec.hdr, rec.span))
@@ -148,11 +148,11 @@ int cmd_snapshot(int argc, char **argv)
 	printf("session %s: snapshot of %llu records (%llu bytes) from %u cpus written to %s (nothing consumed)\n",
 	       name, (unsigned long long)t.records,
 	       (unsigned long long)t.bytes, nr, path);
-	if (t.lost) {
+	if (t.dropped) {
 		printf("session %s: %llu bytes of the oldest records were overwritten while the kernel copied them and are not in the snapshot",
-		       name, (unsigned long long)t.lost);
-		if (t.overwritten > t.lost)
-			printf(" (the overwritten counters grew by %llu meanwhile)",
+		       name, (unsigned long long)t.dropped);
+		if (t.overwritten)
+			printf(" (the overwritten counters grew by %llu records meanwhile)",
 			       (unsigned long long)t.overwritten);
 		printf("\n");
 	}

@@ -19,9 +19,8 @@
  *
  * Other knobs:
  *   KETW_FAKE_SNAPSHOT_WRITES=N  a snapshot of a LOOP session races with
- *                                N events written on that CPU
- *   KETW_FAKE_SNAPSHOT_FLAG=1    report snapshot losses as the module
- *                                does today (1, not a count)
+ *                                N events written on that CPU (the copy
+ *                                drops the bytes they released)
  *   KETW_FAKE_FLUSH_READER=1     a reader drains the session during a
  *                                flush (else the flush times out)
  *   KETW_FAKE_SLOW_MS=N          every mmap() takes N ms
@@ -398,10 +397,10 @@ static int fake_snapshot(struct fake_session *s, struct fake_ring *r,
 	struct ketw_meta_page *m = fake_meta(r, snap->cpu);
 	unsigned int i, n = fake_env("KETW_FAKE_SNAPSHOT_WRITES", 0);
 	uint32_t from = fake_ring_tail(m), to = m->commit, o2;
-	uint64_t dropped = 0, before = m->overwritten;
+	uint64_t dropped = 0;
 
 	if (snap->buf_len < r->size)
-		return -EINVAL;
+		return -ENOBUFS;
 	/*
 	 * Writers that come while the kernel copies: every record they
 	 * overwrite lies between from and the new oldest (and is counted).
@@ -412,15 +411,15 @@ static int fake_snapshot(struct fake_session *s, struct fake_ring *r,
 					s->clock + 1000);
 		o2 = m->oldest;
 		if (fake_before(from, o2)) {
-			dropped = m->overwritten - before;
-			from = fake_before(to, o2) ? to : o2;
+			/* Bytes released from the front while copying. */
+			dropped = fake_before(to, o2) ? to - from : o2 - from;
+			from += dropped;
 		}
 	}
 	fake_copy_out(r, snap->cpu, from, to - from,
 		      (unsigned char *)(uintptr_t)snap->buf);
 	snap->len = to - from;
-	snap->lost = dropped && fake_env("KETW_FAKE_SNAPSHOT_FLAG", 0) ?
-		     1 : dropped;
+	snap->dropped = dropped;
 	return 0;
 }
 
@@ -430,7 +429,7 @@ static int fake_flush(struct fake_session *s, struct fake_ring *r)
 	unsigned int cpu;
 
 	if (s->state != KETW_STATE_RUNNING)
-		return -EALREADY;
+		return -EINVAL;
 	fake_log_sys(s, r, 0, KETW_SYS_FLUSH_START, NULL, 0, s->clock + 1000);
 	if (fake_env("KETW_FAKE_FLUSH_READER", 0)) {
 		/* Some reader took everything. */
