@@ -178,6 +178,7 @@ enum ttype {
 	T_EOF, T_NUM, T_STR, T_CODE, T_MACRO, T_CALL, T_WORD,
 	T_LBRACE, T_RBRACE, T_LL, T_RR, T_COMMA, T_STAR, T_DEFAULT,
 	T_AMP, T_PIPE, T_EQ, T_PLUS, T_MINUS, T_DIV, T_LPAREN, T_RPAREN,
+	T_END,			/* in a template: a token in column 1 */
 };
 
 #define TNAME_MAX	64
@@ -192,6 +193,7 @@ struct tok {
 	char name[TNAME_MAX];	/* T_WORD, T_MACRO (without '$') */
 	char fmt;		/* T_MACRO: 0 or D U X Q */
 	uint32_t id;		/* T_CALL */
+	enum ttype saved;	/* T_END: the token's own type */
 };
 
 struct tcall_ref {
@@ -208,6 +210,7 @@ struct parser {
 	struct ketw_templates *t;
 	struct tok tok;
 	int prov;		/* current provider, -1 before any */
+	bool in_tmpl;		/* column 1 ends the template: T_END */
 	unsigned int depth;	/* nested constructs */
 	unsigned int edepth;	/* nested expressions */
 	struct tcall_ref *calls;
@@ -360,17 +363,14 @@ static void lex_string(struct parser *p)
 		case 'x':
 			h1 = hexval(peek(p, 2));
 			h2 = hexval(peek(p, 3));
-			if (h1 < 0 || h2 < 0) {
-				advance(p);
+			if (h1 < 0 || h2 < 0)
 				perr_at(p, p->line, p->col,
 					"\\x takes two hex digits");
-			}
 			s[n++] = (char)(h1 << 4 | h2);
 			advance(p);
 			advance(p);
 			break;
 		default:
-			advance(p);
 			perr_at(p, p->line, p->col,
 				"unknown escape (\\n, \\t, \\\\, \\\" and \\xHH are known)");
 		}
@@ -498,7 +498,7 @@ static void lex_dollar(struct parser *p)
 	}
 }
 
-static void lex(struct parser *p)
+static void lex_raw(struct parser *p)
 {
 	struct tok *t = &p->tok;
 	size_t n = 0;
@@ -582,6 +582,15 @@ static void lex(struct parser *p)
 	advance(p);
 }
 
+static void lex(struct parser *p)
+{
+	lex_raw(p);
+	if (p->in_tmpl && p->tok.col == 1 && p->tok.type != T_EOF) {
+		p->tok.saved = p->tok.type;
+		p->tok.type = T_END;
+	}
+}
+
 static const char *tok_desc(const struct tok *t, char *buf, size_t len)
 {
 	static const char *const punct[] = {
@@ -595,6 +604,8 @@ static const char *tok_desc(const struct tok *t, char *buf, size_t len)
 	switch (t->type) {
 	case T_EOF:
 		return "the end of the file";
+	case T_END:
+		return "the end of the template (a line starting in column 1)";
 	case T_NUM:
 		snprintf(buf, len, "number %llu", (unsigned long long)t->num);
 		return buf;
@@ -869,7 +880,7 @@ static void close_brace(struct parser *p, unsigned int line, unsigned int col)
 	char buf[TNAME_MAX + 16];
 
 	if (p->tok.type != T_RBRACE) {
-		if (p->tok.type == T_EOF)
+		if (p->tok.type == T_EOF || p->tok.type == T_END)
 			perr_at(p, line, col, "'{' is not closed");
 		perr(p, "expected '}' to close the '{' at %u:%u, found %s",
 		     line, col, tok_desc(&p->tok, buf, sizeof(buf)));
@@ -1087,9 +1098,7 @@ static struct tnode *parse_seq(struct parser *p, bool nested)
 	struct tnode *head = NULL, **tail = &head;
 
 	for (;;) {
-		if (p->tok.type == T_EOF)
-			break;
-		if (!nested && p->tok.col == 1)
+		if (p->tok.type == T_EOF || p->tok.type == T_END)
 			break;
 		if (nested && p->tok.type == T_RBRACE)
 			break;
@@ -1199,9 +1208,9 @@ static void parse_template(struct parser *p)
 	tp->col = p->tok.col;
 	tp->order = t->ntemplates;
 	tp->column = KETW_TEMPLATE_APPL;
+	p->in_tmpl = true;
 	lex(p);
-	if (p->tok.type == T_WORD && p->tok.col != 1 &&
-	    !strcmp(p->tok.name, "L")) {
+	if (p->tok.type == T_WORD && !strcmp(p->tok.name, "L")) {
 		lex(p);
 		expect(p, T_EQ, "'=' after L");
 		if (p->tok.type != T_WORD)
@@ -1219,12 +1228,15 @@ static void parse_template(struct parser *p)
 			     p->tok.name);
 		lex(p);
 	}
-	if (p->tok.type != T_STR || p->tok.col == 1)
+	if (p->tok.type != T_STR)
 		perr_unexpected(p, "the template's label (a string)");
 	tp->label = p->tok.str;
 	tp->label_len = p->tok.slen;
 	lex(p);
 	tp->body = parse_seq(p, false);
+	p->in_tmpl = false;
+	if (p->tok.type == T_END)
+		p->tok.type = p->tok.saved;
 
 	pv = &t->provs[p->prov];
 	if (pv->n == pv->cap) {
