@@ -1456,6 +1456,15 @@ unsigned int ketw_templates_nr_templates(const struct ketw_templates *t)
 	return t->ntemplates;
 }
 
+const struct ketw_template *
+ketw_templates_template(const struct ketw_templates *t, unsigned int prov,
+			unsigned int i)
+{
+	if (prov >= t->nprovs || i >= t->provs[prov].n)
+		return NULL;
+	return t->provs[prov].tmpls[i];
+}
+
 int ketw_templates_bind(struct ketw_templates *t, const char *name,
 			const uint8_t guid[KETW_GUID_SIZE])
 {

@@ -73,6 +73,10 @@ const char *ketw_templates_provider(const struct ketw_templates *t,
 bool ketw_templates_provider_bound(const struct ketw_templates *t,
 				   unsigned int i);
 unsigned int ketw_templates_nr_templates(const struct ketw_templates *t);
+/* Template @i (in id order) of provider @prov, or NULL past the last. */
+const struct ketw_template *
+ketw_templates_template(const struct ketw_templates *t, unsigned int prov,
+			unsigned int i);
 
 /*
  * Give the provider the set names @name the GUID @guid (what a rundown's
