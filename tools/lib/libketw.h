@@ -4,6 +4,9 @@
  *
  * Functions are named ketw_<object>_<verb> and grouped by role:
  *   device/session control  ketw_device_open(), ketw_session_*()
+ *   providers and filters   ketw_eventset_*(), ketw_guid_parse(),
+ *                           ketw_provider_ref_*(), ketw_session_enable(),
+ *                           ketw_providers_get(), ketw_provider_events_get()
  *   draining a session      ketw_reader_read(), ketw_reader_drain()
  *   draining through mmap   ketw_mmap_*()
  *   records in a buffer     ketw_record_iter_*()
@@ -11,6 +14,8 @@
  *   reading a .ketw file    ketw_input_*()
  *   text                    ketw_*_name(), ketw_guid_format(),
  *                           ketw_record_format(), ketw_hexdump()
+ *   decoding by the rundown ketw_registry_*(), ketw_payload_format(),
+ *                           ketw_record_format_named()
  *   parsing arguments       ketw_parse_*()
  *
  * Unless stated otherwise, functions return 0 or a negative errno.
@@ -76,6 +81,105 @@ int ketw_session_snapshot(int fd, const char *name, unsigned int cpu,
  * session is not running or a flush is running.
  */
 int ketw_session_flush(int fd, const char *name);
+
+/* ---- providers and filters ----------------------------------------- */
+
+/*
+ * POSIX trace event sets (posix_trace_eventset_*()) over struct
+ * ketw_event_set: a bit per event id below KETW_EVENT_SET_BITS. In a
+ * filter the set holds the ids filtered out. add and del return -EINVAL
+ * for an id of KETW_EVENT_SET_BITS or more; ismember says false for it
+ * (such events are never filtered).
+ */
+void ketw_eventset_empty(struct ketw_event_set *set);
+void ketw_eventset_fill(struct ketw_event_set *set);
+int ketw_eventset_add(struct ketw_event_set *set, uint32_t id);
+int ketw_eventset_del(struct ketw_event_set *set, uint32_t id);
+bool ketw_eventset_ismember(const struct ketw_event_set *set, uint32_t id);
+unsigned int ketw_eventset_count(const struct ketw_event_set *set);
+
+/*
+ * Does @f take an event of @id, @level and @keyword? The kernel's rule:
+ * the level (0 on either side passes), the event set, then the keywords
+ * (an event with keyword 0 passes them).
+ */
+bool ketw_filter_takes(const struct ketw_filter *f, uint32_t id,
+		       unsigned int level, uint64_t keyword);
+
+#define KETW_GUID_STR_LEN	37	/* 8-4-4-4-12 and the NUL */
+
+/*
+ * Parse a GUID's textual form: exactly 8-4-4-4-12 hex digits (either
+ * case), nothing before or after; stored in textual byte order.
+ * -EINVAL otherwise, @guid untouched.
+ */
+int ketw_guid_parse(const char *s, uint8_t guid[KETW_GUID_SIZE]);
+bool ketw_guid_is_zero(const uint8_t guid[KETW_GUID_SIZE]);
+/*
+ * Is @s meant as a GUID: 36 characters with hyphens where a GUID has
+ * them, or only hex digits and at least four hyphens?
+ */
+bool ketw_guid_like(const char *s);
+
+/* A provider named by name, or by GUID when the name is "". */
+struct ketw_provider_ref {
+	char name[KETW_NAME_MAX];
+	uint8_t guid[KETW_GUID_SIZE];
+};
+
+/*
+ * A provider's name or GUID from text: text that ketw_guid_like() is a
+ * GUID and must parse (not the all-zero GUID of system events), anything
+ * else a name. -EINVAL for "", a bad or zero GUID; -ENAMETOOLONG for a
+ * name of KETW_NAME_MAX characters or more.
+ */
+int ketw_provider_ref_parse(const char *s, struct ketw_provider_ref *ref);
+/* The name, or the GUID's text. */
+const char *ketw_provider_ref_format(const struct ketw_provider_ref *ref,
+				     char buf[KETW_GUID_STR_LEN]);
+/* Does @ref name the provider of @guid and @name (@name may be NULL)? */
+bool ketw_provider_ref_names(const struct ketw_provider_ref *ref,
+			     const uint8_t guid[KETW_GUID_SIZE],
+			     const char *name);
+
+/*
+ * Enable provider @p in session @session with @filter (level, keywords,
+ * the event ids filtered out; filter->enabled is ignored), or replace
+ * its filter (KETW_IOC_ENABLE). The provider need not be registered. A
+ * session that enabled one provider takes only the providers it enabled.
+ * On a running session the kernel logs FILTER. -ENOENT: no such session;
+ * -ENOSPC: KETW_MAX_ENABLES reached; -EINVAL: a bad request.
+ */
+int ketw_session_enable(int fd, const char *session,
+			const struct ketw_provider_ref *p,
+			const struct ketw_filter *filter);
+/* Remove @p from the session's enables; -ENOENT if it had none for it. */
+int ketw_session_disable(int fd, const char *session,
+			 const struct ketw_provider_ref *p);
+/*
+ * The filter @session applies to @p (KETW_IOC_GET_FILTER); enabled is 0
+ * if it takes none of its events.
+ */
+int ketw_session_get_filter(int fd, const char *session,
+			    const struct ketw_provider_ref *p,
+			    struct ketw_filter *filter);
+/*
+ * Log a rundown (PROVIDER, EVENT_DESC, TASK) into a running session;
+ * -EINVAL if it is not running.
+ */
+int ketw_session_rundown(int fd, const char *name);
+
+/*
+ * The registered providers (KETW_IOC_PROVIDERS) and one provider's event
+ * descriptors (KETW_IOC_EVENTS, -ENOENT if it is not registered), in a
+ * malloc()ed array the caller frees (NULL when there are none). The
+ * array grows until it holds every entry, in case the registry grows
+ * between calls (-EAGAIN if it keeps growing).
+ */
+int ketw_providers_get(int fd, struct ketw_provider_info **out,
+		       unsigned int *nr);
+int ketw_provider_events_get(int fd, const struct ketw_provider_ref *p,
+			     struct ketw_event_info **out, unsigned int *nr);
 
 /* ---- records in a buffer ------------------------------------------ */
 
@@ -328,7 +432,6 @@ const char *ketw_policy_name(unsigned int policy);
 const char *ketw_clock_name(unsigned int clock);
 const char *ketw_state_name(unsigned int state);
 
-#define KETW_GUID_STR_LEN	37	/* 8-4-4-4-12 and the NUL */
 /* The textual form of a GUID stored in textual byte order. */
 char *ketw_guid_format(const uint8_t guid[KETW_GUID_SIZE],
 		       char buf[KETW_GUID_STR_LEN]);
@@ -359,6 +462,84 @@ int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
  */
 int ketw_hexdump(FILE *f, const char *indent, const void *data, size_t len);
 
+/* ---- decoding by the rundown ----------------------------------------- */
+
+/*
+ * What a trace's rundown (PROVIDER, EVENT_DESC records) or the PROVIDERS
+ * and EVENTS ioctls say: provider names by GUID, event descriptors by
+ * GUID, id and version. A later entry for the same key replaces one.
+ */
+struct ketw_registry;
+
+struct ketw_registry *ketw_registry_new(void);	/* NULL: no memory */
+void ketw_registry_free(struct ketw_registry *reg);
+int ketw_registry_add_provider(struct ketw_registry *reg,
+			       const struct ketw_sys_provider *p);
+int ketw_registry_add_event(struct ketw_registry *reg,
+			    const struct ketw_event_info *ev);
+/*
+ * Take a PROVIDER or EVENT_DESC record: 1 if taken, 0 for other records
+ * (and ones too short to hold their struct), -ENOMEM.
+ */
+int ketw_registry_add_record(struct ketw_registry *reg,
+			     const struct ketw_record *rec);
+unsigned int ketw_registry_nr_providers(const struct ketw_registry *reg);
+unsigned int ketw_registry_nr_events(const struct ketw_registry *reg);
+/* The provider's name, NULL if unknown (@reg may be NULL). */
+const char *ketw_registry_provider_name(const struct ketw_registry *reg,
+					const uint8_t guid[KETW_GUID_SIZE]);
+/* The descriptor of exactly this GUID, id and version, or NULL. */
+const struct ketw_event_info *
+ketw_registry_event(const struct ketw_registry *reg,
+		    const uint8_t guid[KETW_GUID_SIZE], uint32_t id,
+		    uint16_t version);
+
+/* Is @rec a rundown record (PROVIDER, EVENT_DESC, TASK)? */
+bool ketw_record_is_rundown(const struct ketw_record *rec);
+
+#define KETW_PAYLOAD_BINARY_MAX	32	/* binary bytes shown, then "...+N" */
+
+/*
+ * A payload as "name=value" per field of @ev, separated by blanks:
+ *   u8..u64 decimal, s8..s64 signed decimal, hex32/hex64 0x..., guid
+ *   8-4-4-4-12, string quoted with C escapes (up to a NUL, its size or
+ *   the payload's end), binary "{00 01 02}" (its size or the rest; the
+ *   first KETW_PAYLOAD_BINARY_MAX bytes, then "...+N"; "<cut>" if the
+ *   payload ends first). A field past the payload's end is "<missing>";
+ *   an integer field whose size is not its type's width is shown as
+ *   binary, a field of unknown type as "(type N){...}".
+ * @swapped: the payload is in the other byte order (integers are
+ * swapped). Returns the length snprintf() would have produced.
+ */
+int ketw_payload_format(const struct ketw_event_info *ev, const void *data,
+			size_t len, bool swapped, char *buf, size_t buflen);
+/*
+ * A record's line with names from @reg (may be NULL):
+ *   rundown records, short: "cpu=0 ts=1.000000100 seq=3 " then
+ *     "PROVIDER ketw-sample <guid> events=2 [USER]",
+ *     "EVENT_DESC ketw-sample id=1 tick ver=2 fields=4" or
+ *     "TASK pid=1 tid=1 comm=init";
+ *   other records as ketw_record_format(), with "provider=NAME" instead
+ *   of "guid=..." when @reg names the provider (system events with the
+ *   all-zero GUID: "provider=ketw") and " event=NAME" after the id when
+ *   it has the event's descriptor.
+ */
+int ketw_record_format_named(const struct ketw_record *rec,
+			     const struct ketw_registry *reg, char *buf,
+			     size_t len);
+/*
+ * A provider event's payload decoded by its descriptor in @reg (see
+ * ketw_payload_format()); -ENOENT for system events and events without
+ * a descriptor.
+ */
+int ketw_record_payload_format(const struct ketw_record *rec,
+			       const struct ketw_registry *reg, bool swapped,
+			       char *buf, size_t len);
+/* ketw_sys_payload_format() naming FILTER's provider from @reg. */
+int ketw_sys_payload_format_named(const struct ketw_record *rec,
+				  const struct ketw_registry *reg, char *buf,
+				  size_t len);
+
 /* ---- parsing arguments --------------------------------------------- */
 
 /*
@@ -373,5 +554,49 @@ int ketw_parse_level(const char *s, unsigned int *level);
 int ketw_parse_policy(const char *s, unsigned int *policy);
 /* mono | boot | local */
 int ketw_parse_clock(const char *s, unsigned int *clock);
+
+/*
+ * A provider and its filter as "-p" gives them:
+ *   PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]]
+ * PROVIDER a name or a GUID (ketw_provider_ref_parse()); LEVEL a name
+ * or 0..5 (ketw_parse_level()); KEYWORDS the match_any mask and ALLMASK
+ * the match_all mask, decimal or 0x-prefixed hex. An empty or missing
+ * part is left unset (has_* false, 0 in @filter).
+ */
+struct ketw_enable_spec {
+	struct ketw_provider_ref provider;
+	struct ketw_filter filter;	/* level, match_any, match_all */
+	bool has_level;
+	bool has_any;
+	bool has_all;
+};
+
+/*
+ * Parse a -p argument. -EINVAL (-ENOMEM) with a message naming the
+ * problem in @err: no provider, a bad GUID, a name too long, an unknown
+ * level, a bad mask, too many ':'.
+ */
+int ketw_parse_enable(const char *s, struct ketw_enable_spec *spec,
+		      char *err, size_t errlen);
+
+/* Find the id of @p's event called @name: 0, -ENOENT, or another error. */
+typedef int (*ketw_event_lookup_fn)(const struct ketw_provider_ref *p,
+				    const char *name, uint32_t *id, void *ctx);
+
+/*
+ * Parse a -x argument, PROVIDER:ID[,ID...]: each ID a number, a range
+ * A-B, or (if @lookup is not NULL) an event's name; the ids go into @set
+ * (which keeps what it had; on error it may hold some of them), the
+ * provider into @p. Ids of KETW_EVENT_SET_BITS and more cannot be
+ * filtered out: -EINVAL with a message in @err, like any other problem.
+ */
+int ketw_parse_filter_out(const char *s, struct ketw_provider_ref *p,
+			  struct ketw_event_set *set,
+			  ketw_event_lookup_fn lookup, void *ctx, char *err,
+			  size_t errlen);
+
+/* The ids in @set as "1,3-5" ("" if none); snprintf semantics. */
+int ketw_eventset_format(const struct ketw_event_set *set, char *buf,
+			 size_t len);
 
 #endif /* _LIBKETW_H */

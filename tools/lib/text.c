@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libketw.h"
+#include "internal.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -212,7 +212,8 @@ static const char *ketw_name_or_num(const char *name, unsigned int v,
 	return tmp;
 }
 
-int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len)
+int ketw_record_format_as(const struct ketw_record *rec, const char *provider,
+			  const char *event, char *buf, size_t len)
 {
 	const struct ketw_event_header *h = rec->hdr;
 	char guid[KETW_GUID_STR_LEN], flags[64];
@@ -223,19 +224,21 @@ int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len)
 	if (h->flags & KETW_RECORD_SYSTEM)
 		idname = ketw_sys_event_name(h->event_id);
 	n = snprintf(buf, len,
-		     "cpu=%u ts=%llu.%09llu pid=%u tid=%u seq=%llu guid=%s type=%s level=%s ver=%u id=%s kw=0x%llx len=%zu",
+		     "cpu=%u ts=%llu.%09llu pid=%u tid=%u seq=%llu %s=%s type=%s level=%s ver=%u id=%s%s%s kw=0x%llx len=%zu",
 		     rec->cpu,
 		     (unsigned long long)(h->timestamp / 1000000000ull),
 		     (unsigned long long)(h->timestamp % 1000000000ull),
 		     h->process_id, h->thread_id,
 		     (unsigned long long)h->sequence,
-		     ketw_guid_format(h->provider_guid, guid),
+		     provider ? "provider" : "guid",
+		     provider ? provider : ketw_guid_format(h->provider_guid, guid),
 		     ketw_name_or_num(ketw_type_name(h->type), h->type,
 				      type, sizeof(type)),
 		     ketw_name_or_num(ketw_level_name(h->level), h->level,
 				      level, sizeof(level)),
 		     h->version,
 		     ketw_name_or_num(idname, h->event_id, id, sizeof(id)),
+		     event ? " event=" : "", event ? event : "",
 		     (unsigned long long)h->keyword, rec->data_len);
 	if (n < 0 || !h->flags)
 		return n;
@@ -244,15 +247,12 @@ int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len)
 			    len > (size_t)n ? len - n : 0, " flags=%s", flags);
 }
 
-/* Appends to a buffer with snprintf semantics: the length it would take. */
-struct ketw_fmt {
-	char *buf;
-	size_t len;
-	size_t n;
-};
+int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len)
+{
+	return ketw_record_format_as(rec, NULL, NULL, buf, len);
+}
 
-__attribute__((format(printf, 2, 3)))
-static void ketw_fmt(struct ketw_fmt *f, const char *fmt, ...)
+void ketw_fmt(struct ketw_fmt *f, const char *fmt, ...)
 {
 	va_list ap;
 	int w;
@@ -266,22 +266,13 @@ static void ketw_fmt(struct ketw_fmt *f, const char *fmt, ...)
 }
 
 /* A fixed-size name field as a string: up to its size, NUL or not. */
-static const char *ketw_fixed(const char *s, size_t size, char *tmp)
+const char *ketw_fixed(const char *s, size_t size, char *tmp)
 {
 	size_t n = strnlen(s, size);
 
 	memcpy(tmp, s, n);
 	tmp[n] = '\0';
 	return tmp;
-}
-
-static unsigned int ketw_eventset_count(const struct ketw_event_set *set)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < KETW_EVENT_SET_BITS / 64; i++)
-		n += __builtin_popcountll(set->bits[i]);
-	return n;
 }
 
 static void ketw_filter_format(struct ketw_fmt *f, const struct ketw_filter *x)
@@ -296,9 +287,11 @@ static void ketw_filter_format(struct ketw_fmt *f, const struct ketw_filter *x)
 		 ketw_eventset_count(&x->filtered));
 }
 
-static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
+static int ketw_sys_rundown_format(const struct ketw_record *rec,
+				   const struct ketw_registry *reg, char *buf,
 				   size_t len)
 {
+	const char *pname;
 	const struct ketw_event_header *h = rec->hdr;
 	struct ketw_fmt f = { buf, len, 0 };
 	char guid[KETW_GUID_STR_LEN], name[KETW_NAME_MAX + 1];
@@ -315,7 +308,9 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
 		if (rec->data_len < sizeof(flt))
 			return 0;
 		memcpy(&flt, rec->data, sizeof(flt));
-		ketw_fmt(&f, "provider %s: ",
+		pname = reg ? ketw_registry_provider_name(reg, flt.provider_guid) :
+			      NULL;
+		ketw_fmt(&f, "provider %s: ", pname ? pname :
 			 ketw_guid_format(flt.provider_guid, guid));
 		ketw_filter_format(&f, &flt.old_filter);
 		ketw_fmt(&f, " -> ");
@@ -371,6 +366,13 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec, char *buf,
 int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 			    size_t len)
 {
+	return ketw_sys_payload_format_named(rec, NULL, buf, len);
+}
+
+int ketw_sys_payload_format_named(const struct ketw_record *rec,
+				  const struct ketw_registry *reg, char *buf,
+				  size_t len)
+{
 	const struct ketw_event_header *h = rec->hdr;
 	struct ketw_sys_start start;
 	struct ketw_sys_stop stop;
@@ -424,7 +426,7 @@ int ketw_sys_payload_format(const struct ketw_record *rec, char *buf,
 				ketw_errno_name(error.error),
 				strerror(-error.error));
 	default:
-		return ketw_sys_rundown_format(rec, buf, len);
+		return ketw_sys_rundown_format(rec, reg, buf, len);
 	}
 }
 

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libketw internals shared between its files; not part of the API.
+ */
+#ifndef _KETW_LIB_INTERNAL_H
+#define _KETW_LIB_INTERNAL_H
+
+#include "libketw.h"
+
+/* Appends to a buffer with snprintf semantics: n is the length it would take. */
+struct ketw_fmt {
+	char *buf;
+	size_t len;
+	size_t n;
+};
+
+__attribute__((format(printf, 2, 3)))
+void ketw_fmt(struct ketw_fmt *f, const char *fmt, ...);
+
+/* A fixed-size name field as a string in @tmp (size + 1 bytes). */
+const char *ketw_fixed(const char *s, size_t size, char *tmp);
+
+/* ketw_record_format() with a provider name for the GUID and an event name. */
+int ketw_record_format_as(const struct ketw_record *rec, const char *provider,
+			  const char *event, char *buf, size_t len);
+
+#endif /* _KETW_LIB_INTERNAL_H */
