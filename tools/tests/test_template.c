@@ -550,13 +550,13 @@ TEST(template_load_errors)
 {
 	struct ketw_templates *t;
 	const char *path = test_path("bad.tmpl");
+	const char *text = PROV "1 \"a\"\n\n1 \"b\" U5\n";
 	char err[256];
 
 	CHECK_EQ(ketw_templates_load(test_path("missing.tmpl"), &t, err,
 				     sizeof(err)), -ENOENT);
 	CHECK_CONTAINS(err, "missing.tmpl: No such file or directory");
-	ASSERT_EQ(test_spit(path, PROV "1 \"a\"\n\n1 \"b\" U5\n", 
-			    strlen(PROV) + 18), 0);
+	ASSERT_EQ(test_spit(path, text, strlen(text)), 0);
 	CHECK_EQ(ketw_templates_load(path, &t, err, sizeof(err)), -EINVAL);
 	CHECK_CONTAINS(err, "bad.tmpl:4:7: U takes 1, 2, 4 or 8 bytes");
 	CHECK_EQ(ketw_templates_load("/", &t, err, sizeof(err)), -EINVAL);
@@ -703,7 +703,8 @@ TEST(template_cli_report)
 	free(out);
 	free(err);
 
-	ASSERT_EQ(test_spit(bad, PROV "1 \"x\" SWITCH\n", strlen(PROV) + 13), 0);
+	ASSERT_EQ(test_spit(bad, PROV "1 \"x\" SWITCH\n",
+			    strlen(PROV "1 \"x\" SWITCH\n")), 0);
 	argv[2] = bad;
 	ret = test_run_ketw(NULL, argv, &out, &err);
 	CHECK_EQ(ret, 1);
