@@ -624,6 +624,187 @@ corrupt:
 }
 
 /**
+ * ketw_ring_peek_cpu() - copy the next record of one CPU without consuming it
+ * @ring: the ring.
+ * @cpu:  the CPU.
+ * @buf:  kernel buffer.
+ * @len:  its size.
+ * @pos:  out: the record's position, for ketw_ring_consume_cpu().
+ *
+ * Padding before the record is consumed on the way. The copy is the
+ * caller's only once ketw_ring_consume_cpu() succeeds: until then a LOOP
+ * writer may release the record and write over it, even while it is
+ * copied. One reader at a time, as for ketw_ring_read_cpu().
+ *
+ * Return: the record's span, the bytes copied; 0 if the CPU has no
+ * committed record; -EMSGSIZE if the record does not fit in @len.
+ */
+ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
+			   size_t len, u32 *pos)
+{
+	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
+	struct ketw_event_header *h;
+	u32 c, p, span;
+	u16 flags;
+
+	/* Pairs with smp_wmb() before the commit store in rb_end(). */
+	p = smp_load_acquire(&cb->meta->commit);
+	c = rb_tail(ring, cb);
+	/* consumed is writable by an mmap reader: never trust it. */
+	if (!loop && p - c > cb->mask + 1) {
+		/* Pairs with smp_load_acquire() of consumed in reserve. */
+		smp_store_release(&cb->meta->consumed, p);
+		return 0;
+	}
+	while (c != p) {
+		h = cb->data + (c & cb->mask);
+		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
+		flags = READ_ONCE(h->flags);
+		/* The checks of ketw_ring_read_cpu(). */
+		if (span < KETW_RECORD_ALIGN || span > p - c ||
+		    (c & cb->mask) + span > cb->mask + 1 ||
+		    (!(flags & KETW_RECORD_PADDING) &&
+		     span < KETW_EVENT_HEADER_SIZE)) {
+			if (loop)	/* overwritten under us: start again */
+				goto next_loop;
+			goto corrupt;
+		}
+		if (!(flags & KETW_RECORD_PADDING)) {
+			if (span > len)
+				return -EMSGSIZE;
+			memcpy(buf, h, span);
+			*pos = c;
+			return span;
+		}
+		/* Nobody wants padding: consume it now. */
+		if (loop) {
+			if (cmpxchg(&cb->meta->oldest, c, c + span) != c)
+				goto next_loop;
+		} else {
+			/* Pairs with smp_load_acquire() of consumed in reserve. */
+			smp_store_release(&cb->meta->consumed, c + span);
+		}
+		c += span;
+		continue;
+next_loop:
+		/* Acquire pairs with the writer's cmpxchg on oldest. */
+		c = smp_load_acquire(&cb->meta->oldest);
+		if (rb_before(p, c)) {
+			/* Pairs with smp_wmb() before the commit store. */
+			p = smp_load_acquire(&cb->meta->commit);
+		}
+	}
+	return 0;
+
+corrupt:
+	/* Only a reader scribbling on consumed gets here: resynchronise. */
+	pr_err_ratelimited("ketw: cpu%d: no record at position %u, skipping to %u\n",
+			   cpu, c, p);
+	/* Pairs with smp_load_acquire() of consumed in reserve. */
+	smp_store_release(&cb->meta->consumed, p);
+	return 0;
+}
+
+/**
+ * ketw_ring_consume_cpu() - consume the record ketw_ring_peek_cpu() copied
+ * @ring: the ring.
+ * @cpu:  the CPU.
+ * @pos:  the position the peek returned.
+ * @span: the span it returned.
+ *
+ * As ketw_ring_read_cpu() does after its copy: in LOOP, the record is the
+ * reader's only if it moves oldest over it; if a writer moved oldest
+ * first, the writer counted the record overwritten and the copy is void.
+ *
+ * Return: true if the record is consumed and the copy is whole; false if
+ * the record is gone (overwritten, or taken by another consumer): drop
+ * the copy and peek again.
+ */
+bool ketw_ring_consume_cpu(struct ketw_ring *ring, int cpu, u32 pos, u32 span)
+{
+	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+
+	if (ring->cfg.policy == KETW_POLICY_LOOP) {
+		/* Claim it; fully ordered after the copy. */
+		if (cmpxchg(&cb->meta->oldest, pos, pos + span) != pos)
+			return false;
+	} else {
+		if (READ_ONCE(cb->meta->consumed) != pos)
+			return false;
+		/*
+		 * Release: our copy is done before a writer may reuse the
+		 * space. Pairs with smp_load_acquire() in reserve.
+		 */
+		smp_store_release(&cb->meta->consumed, pos + span);
+	}
+	cb->meta->read++;
+	return true;
+}
+
+/*
+ * The snapshot: into @kbuf (kernel) or, if it is NULL, into @ubuf (user),
+ * at least the per-CPU size long.
+ */
+static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
+		       char __user *ubuf, size_t len, u64 *copied,
+		       u64 *dropped)
+{
+	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
+	u32 size = cb->mask + 1, from, to, first, n, o2;
+
+	if (len < size)
+		return -ENOBUFS;
+	/* Pairs with smp_wmb() before the commit store in rb_end(). */
+	to = smp_load_acquire(&cb->meta->commit);
+	from = rb_tail(ring, cb);
+	if (to - from > size)
+		from = to - size;	/* bad consumed from an mmap reader */
+	smp_rmb(); /* read oldest before the records; see rb_loop_release() */
+	n = to - from;
+	first = min(n, size - (from & cb->mask));
+	if (kbuf) {
+		memcpy(kbuf, cb->data + (from & cb->mask), first);
+		memcpy(kbuf + first, cb->data, n - first);
+	} else if (copy_to_user(ubuf, cb->data + (from & cb->mask), first) ||
+		   copy_to_user(ubuf + first, cb->data, n - first)) {
+		return -EFAULT;
+	}
+	*dropped = 0;
+	*copied = n;
+	if (loop) {
+		/* Pairs with smp_wmb() in rb_loop_release(). */
+		smp_rmb();
+		o2 = READ_ONCE(cb->meta->oldest);
+		if (rb_before(from, o2)) {
+			/* Released while we copied: shift the whole rest down. */
+			u32 skip = rb_before(to, o2) ? n : o2 - from;
+			char *tmp;
+
+			*dropped = skip;
+			*copied = n - skip;
+			if (!*copied)
+				return 0;
+			if (kbuf) {
+				memmove(kbuf, kbuf + skip, *copied);
+				return 0;
+			}
+			tmp = kvmalloc(*copied, GFP_KERNEL);
+			if (!tmp)
+				return -ENOMEM;
+			if (copy_from_user(tmp, ubuf + skip, *copied) ||
+			    copy_to_user(ubuf, tmp, *copied)) {
+				kvfree(tmp);
+				return -EFAULT;
+			}
+			kvfree(tmp);
+		}
+	}
+	return 0;
+}
+
+/**
  * ketw_ring_snapshot_cpu() - copy one CPU's records without consuming them
  * @ring:   the ring.
  * @cpu:    the CPU.
@@ -643,50 +824,25 @@ int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 			   char __user *buf, size_t len,
 			   u64 *copied, u64 *dropped)
 {
-	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
-	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
-	u32 size = cb->mask + 1, from, to, first, n, o2;
+	return rb_snapshot(ring, cpu, NULL, buf, len, copied, dropped);
+}
 
-	if (len < size)
-		return -ENOBUFS;
-	/* Pairs with smp_wmb() before the commit store in rb_end(). */
-	to = smp_load_acquire(&cb->meta->commit);
-	from = rb_tail(ring, cb);
-	if (to - from > size)
-		from = to - size;	/* bad consumed from an mmap reader */
-	smp_rmb(); /* read oldest before the records; see rb_loop_release() */
-	n = to - from;
-	first = min(n, size - (from & cb->mask));
-	if (copy_to_user(buf, cb->data + (from & cb->mask), first) ||
-	    copy_to_user(buf + first, cb->data, n - first))
-		return -EFAULT;
-	*dropped = 0;
-	*copied = n;
-	if (loop) {
-		/* Pairs with smp_wmb() in rb_loop_release(). */
-		smp_rmb();
-		o2 = READ_ONCE(cb->meta->oldest);
-		if (rb_before(from, o2)) {
-			/* Released while we copied: shift the whole rest down. */
-			u32 skip = rb_before(to, o2) ? n : o2 - from;
-			char *tmp;
-
-			*dropped = skip;
-			*copied = n - skip;
-			if (!*copied)
-				return 0;
-			tmp = kvmalloc(*copied, GFP_KERNEL);
-			if (!tmp)
-				return -ENOMEM;
-			if (copy_from_user(tmp, buf + skip, *copied) ||
-			    copy_to_user(buf, tmp, *copied)) {
-				kvfree(tmp);
-				return -EFAULT;
-			}
-			kvfree(tmp);
-		}
-	}
-	return 0;
+/**
+ * ketw_ring_snapshot_cpu_kernel() - ketw_ring_snapshot_cpu() into kernel memory
+ * @ring:    the ring.
+ * @cpu:     the CPU.
+ * @buf:     kernel buffer, at least the per-CPU size.
+ * @len:     its size.
+ * @copied:  out: bytes of whole records (padding included) at @buf.
+ * @dropped: out: bytes left out of the front of the copy.
+ *
+ * Return: 0; -ENOBUFS if @len is below the per-CPU size.
+ */
+int ketw_ring_snapshot_cpu_kernel(struct ketw_ring *ring, int cpu,
+				  void *buf, size_t len,
+				  u64 *copied, u64 *dropped)
+{
+	return rb_snapshot(ring, cpu, buf, NULL, len, copied, dropped);
 }
 
 /**
@@ -699,13 +855,24 @@ bool ketw_ring_empty(struct ketw_ring *ring)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
-
-		if (rb_tail(ring, cb) != READ_ONCE(cb->meta->commit))
+	for_each_possible_cpu(cpu)
+		if (!ketw_ring_cpu_empty(ring, cpu))
 			return false;
-	}
 	return true;
+}
+
+/**
+ * ketw_ring_cpu_empty() - is there nothing left to read on one CPU?
+ * @ring: the ring.
+ * @cpu:  the CPU.
+ *
+ * Return: true if the CPU's reader has caught up with its commit.
+ */
+bool ketw_ring_cpu_empty(struct ketw_ring *ring, int cpu)
+{
+	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+
+	return rb_tail(ring, cb) == READ_ONCE(cb->meta->commit);
 }
 
 /**
@@ -765,6 +932,22 @@ bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits)
 	return true;
 }
 
+/* Sleep until @cpu (any CPU if negative) has a record, a timeout or a signal. */
+static int rb_wait(struct ketw_ring *ring, int cpu, unsigned int how,
+		   long timeout)
+{
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait(&ring->wait, &wait, TASK_INTERRUPTIBLE);
+	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | how);
+	smp_mb(); /* waiters before the check; the waker clears it */
+	if ((cpu < 0 ? ketw_ring_empty(ring) : ketw_ring_cpu_empty(ring, cpu)) &&
+	    !signal_pending(current))
+		schedule_timeout(timeout);
+	finish_wait(&ring->wait, &wait);
+	return signal_pending(current) ? -ERESTARTSYS : 0;
+}
+
 /**
  * ketw_ring_wait() - sleep until data may be there, a timeout or a signal
  * @ring:    the ring.
@@ -780,15 +963,30 @@ bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits)
  */
 int ketw_ring_wait(struct ketw_ring *ring, unsigned int how, long timeout)
 {
-	DEFINE_WAIT(wait);
+	return rb_wait(ring, -1, how, timeout);
+}
 
-	prepare_to_wait(&ring->wait, &wait, TASK_INTERRUPTIBLE);
+/**
+ * ketw_ring_wait_cpu() - ketw_ring_wait() for a record on one CPU
+ * @ring:    the ring.
+ * @cpu:     the CPU.
+ * @timeout: in jiffies.
+ *
+ * Records on other CPUs may wake the caller too.
+ *
+ * Return: -ERESTARTSYS on a signal, else 0.
+ */
+int ketw_ring_wait_cpu(struct ketw_ring *ring, int cpu, long timeout)
+{
+	return rb_wait(ring, cpu, KETW_WAIT_ANY, timeout);
+}
+
+static void rb_poll_wait(struct ketw_ring *ring, struct file *file,
+			 struct poll_table_struct *pt, unsigned int how)
+{
 	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | how);
-	smp_mb(); /* waiters before the check; the waker clears it */
-	if (ketw_ring_empty(ring) && !signal_pending(current))
-		schedule_timeout(timeout);
-	finish_wait(&ring->wait, &wait);
-	return signal_pending(current) ? -ERESTARTSYS : 0;
+	poll_wait(file, &ring->wait, pt);
+	smp_mb(); /* waiters before the caller's check */
 }
 
 /**
@@ -800,9 +998,19 @@ int ketw_ring_wait(struct ketw_ring *ring, unsigned int how, long timeout)
 void ketw_ring_poll_wait(struct ketw_ring *ring, struct file *file,
 			 struct poll_table_struct *pt)
 {
-	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | KETW_WAIT_WATERMARK);
-	poll_wait(file, &ring->wait, pt);
-	smp_mb(); /* waiters before the caller's check */
+	rb_poll_wait(ring, file, pt, KETW_WAIT_WATERMARK);
+}
+
+/**
+ * ketw_ring_poll_wait_any() - poll_wait() on the ring, woken by any record
+ * @ring: the ring.
+ * @file: the polled file.
+ * @pt:   the poll table.
+ */
+void ketw_ring_poll_wait_any(struct ketw_ring *ring, struct file *file,
+			     struct poll_table_struct *pt)
+{
+	rb_poll_wait(ring, file, pt, KETW_WAIT_ANY);
 }
 
 /**

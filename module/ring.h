@@ -81,13 +81,23 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 int ketw_ring_snapshot_cpu(struct ketw_ring *ring, int cpu,
 			   char __user *buf, size_t len,
 			   u64 *copied, u64 *dropped);
+int ketw_ring_snapshot_cpu_kernel(struct ketw_ring *ring, int cpu,
+				  void *buf, size_t len,
+				  u64 *copied, u64 *dropped);
+ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
+			   size_t len, u32 *pos);
+bool ketw_ring_consume_cpu(struct ketw_ring *ring, int cpu, u32 pos, u32 span);
 bool ketw_ring_empty(struct ketw_ring *ring);
+bool ketw_ring_cpu_empty(struct ketw_ring *ring, int cpu);
 bool ketw_ring_above_watermark(struct ketw_ring *ring);
 bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits);
 void ketw_ring_commits(struct ketw_ring *ring, u32 *commits);
 int ketw_ring_wait(struct ketw_ring *ring, unsigned int how, long timeout);
+int ketw_ring_wait_cpu(struct ketw_ring *ring, int cpu, long timeout);
 void ketw_ring_poll_wait(struct ketw_ring *ring, struct file *file,
 			 struct poll_table_struct *pt);
+void ketw_ring_poll_wait_any(struct ketw_ring *ring, struct file *file,
+			     struct poll_table_struct *pt);
 void ketw_ring_wake(struct ketw_ring *ring);
 int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma);
 void ketw_ring_vma_open(struct ketw_ring *ring, struct vm_area_struct *vma);

@@ -1,15 +1,67 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ketw report: print a trace file: a summary, then every record merged
- * across CPUs in timestamp order.
+ * across CPUs in timestamp order. Provider events are decoded field by
+ * field with the layouts of the file's rundown (EVENT_DESC records) and
+ * named after its PROVIDER records, or with the format templates of -t;
+ * -X prints every payload in hex.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ketw.h"
+#include "template_report.h"
 
-static void report_summary(const char *path, const struct ketw_input *in)
+struct report_opts {
+	bool payload;		/* print payloads (-N: no) */
+	bool records;		/* print records (-H: no) */
+	bool hex;		/* -X: every payload in hex, GUIDs, no names */
+	bool rundown;		/* print the rundown records (-R: no) */
+};
+
+/* What the file's rundown holds. */
+struct report_rundown {
+	struct ketw_registry *reg;
+	uint64_t providers;
+	uint64_t events;
+	uint64_t tasks;
+};
+
+/* First pass: the registry from the rundown, and what it holds. */
+static int report_scan(struct ketw_input *in, struct report_rundown *rd)
+{
+	struct ketw_record rec;
+	int err;
+
+	rd->reg = ketw_registry_new();
+	if (!rd->reg)
+		return -ENOMEM;
+	while (ketw_input_next(in, &rec) > 0) {
+		if (!ketw_record_is_rundown(&rec))
+			continue;
+		switch (rec.hdr->event_id) {
+		case KETW_SYS_PROVIDER:
+			rd->providers++;
+			break;
+		case KETW_SYS_EVENT_DESC:
+			rd->events++;
+			break;
+		default:
+			rd->tasks++;
+			break;
+		}
+		err = ketw_registry_add_record(rd->reg, &rec);
+		if (err < 0)
+			return err;
+	}
+	ketw_input_rewind(in);
+	return 0;
+}
+
+static void report_summary(const char *path, const struct ketw_input *in,
+			   const struct report_rundown *rd, bool hex)
 {
 	const struct ketw_file_header *h = ketw_input_header(in);
 	const struct ketw_file_session *s = &h->session;
@@ -37,6 +89,15 @@ static void report_summary(const char *path, const struct ketw_input *in)
 	       h->machine);
 	printf("written:  %s\n", ketw_time_format(h->creation_time, t, sizeof(t)));
 	printf("cpus:     %u\n", h->nr_cpus);
+	if (rd->providers + rd->events + rd->tasks)
+		printf("rundown:  %llu providers, %llu event layouts, %llu tasks%s\n",
+		       (unsigned long long)rd->providers,
+		       (unsigned long long)rd->events,
+		       (unsigned long long)rd->tasks,
+		       hex || !rd->events ? "" :
+		       " (payloads decoded by their layouts)");
+	else
+		printf("rundown:  none (payloads in hex)\n");
 	if (ketw_input_skipped_sections(in))
 		printf("note:     %u sections of unknown type skipped\n",
 		       ketw_input_skipped_sections(in));
@@ -85,40 +146,140 @@ static void report_summary(const char *path, const struct ketw_input *in)
 	       "  of this file by their sequence numbers\n");
 }
 
-static int report_records(struct ketw_input *in, bool payload)
+/* -X: every record as it is, payloads in hex. */
+static int report_record_hex(const struct ketw_record *rec,
+			     const struct report_opts *o)
 {
-	struct ketw_record rec;
 	char line[512], sys[1024];
 
-	while (ketw_input_next(in, &rec) > 0) {
-		ketw_record_format(&rec, line, sizeof(line));
-		printf("  %s\n", line);
-		if (ketw_sys_payload_format(&rec, sys, sizeof(sys)) > 0)
+	ketw_record_format(rec, line, sizeof(line));
+	printf("  %s\n", line);
+	if (ketw_sys_payload_format(rec, sys, sizeof(sys)) > 0)
+		printf("    %s: %s\n",
+		       ketw_or(ketw_sys_event_name(rec->hdr->event_id), "?"),
+		       sys);
+	if (o->payload && ketw_hexdump(stdout, "    ", rec->data,
+				       rec->data_len))
+		return -EIO;
+	return 0;
+}
+
+/* A provider event's payload by its layout; 0 if it has none. */
+static int report_payload_decoded(const struct ketw_record *rec,
+				  const struct ketw_registry *reg,
+				  bool swapped)
+{
+	char small[1024], *buf = small;
+	int n;
+
+	n = ketw_record_payload_format(rec, reg, swapped, small,
+				       sizeof(small));
+	if (n < 0)
+		return 0;
+	if ((size_t)n >= sizeof(small)) {
+		buf = malloc((size_t)n + 1);
+		if (!buf)
+			return -ENOMEM;
+		ketw_record_payload_format(rec, reg, swapped, buf,
+					   (size_t)n + 1);
+	}
+	if (n)
+		printf("    %s\n", buf);
+	if (buf != small)
+		free(buf);
+	return 1;
+}
+
+static int report_record(const struct ketw_record *rec,
+			 const struct ketw_registry *reg, bool swapped,
+			 const struct report_opts *o)
+{
+	char line[512], sys[1024];
+	int n;
+
+	if (ketw_record_is_rundown(rec)) {
+		if (o->rundown) {
+			ketw_record_format_named(rec, reg, line, sizeof(line));
+			printf("  %s\n", line);
+		}
+		return 0;
+	}
+	ketw_record_format_named(rec, reg, line, sizeof(line));
+	printf("  %s\n", line);
+	if (rec->hdr->flags & KETW_RECORD_SYSTEM) {
+		if (ketw_sys_payload_format_named(rec, reg, sys,
+						  sizeof(sys)) > 0) {
 			printf("    %s: %s\n",
-			       ketw_or(ketw_sys_event_name(rec.hdr->event_id), "?"),
-			       sys);
-		if (payload && ketw_hexdump(stdout, "    ", rec.data,
-					    rec.data_len))
-			return -EIO;
+			       ketw_or(ketw_sys_event_name(rec->hdr->event_id),
+				       "?"), sys);
+			return 0;
+		}
+	} else if (o->payload) {
+		n = ketw_template_report_record(rec, stdout);
+		if (n)
+			return n < 0 ? n : 0;
+		n = report_payload_decoded(rec, reg, swapped);
+		if (n)
+			return n < 0 ? n : 0;
+	}
+	if (o->payload && ketw_hexdump(stdout, "    ", rec->data,
+				       rec->data_len))
+		return -EIO;
+	return 0;
+}
+
+static int report_records(struct ketw_input *in,
+			  const struct ketw_registry *reg,
+			  const struct report_opts *o)
+{
+	bool swapped = ketw_input_swapped(in);
+	struct ketw_record rec;
+	int err;
+
+	while (ketw_input_next(in, &rec) > 0) {
+		err = o->hex ? report_record_hex(&rec, o) :
+			       report_record(&rec, reg, swapped, o);
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "hex", no_argument, NULL, 'X' },
+		{ "no-rundown", no_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *path = KETW_DEFAULT_FILE;
-	bool payload = true, records = true;
+	struct report_opts o = {
+		.payload = true, .records = true, .rundown = true,
+	};
+	struct report_rundown rd = { 0 };
 	struct ketw_input *in;
 	char err_msg[256];
 	int c, err, ret = KETW_EXIT_OK;
 
-	while ((c = ketw_getopt(argc, argv, "NHi:", &ret)) != -1) {
+	while ((c = ketw_getopt_long(argc, argv, "NHXRi:t:", longopts,
+				     &ret)) != -1) {
 		switch (c) {
+		case 't':
+			ret = ketw_template_report_load(optarg);
+			if (ret)
+				return ret;
+			break;
 		case 'N':
-			payload = false;
+			o.payload = false;
 			break;
 		case 'H':
-			records = false;
+			o.records = false;
+			break;
+		case 'X':
+			o.hex = true;
+			break;
+		case 'R':
+			o.rundown = false;
 			break;
 		case 'i':	/* trace-cmd's spelling */
 			path = optarg;
@@ -140,12 +301,25 @@ int cmd_report(int argc, char **argv)
 					  path, err_msg, path);
 		return ketw_error("cannot read %s: %s", path, err_msg);
 	}
-	report_summary(path, in);
-	if (records) {
+	err = report_scan(in, &rd);
+	if (err) {
+		ret = ketw_error("cannot read the rundown of %s: %s", path,
+				 strerror(-err));
+		goto out;
+	}
+	if (!o.hex)
+		ketw_template_report_bind(in);
+	report_summary(path, in, &rd, o.hex);
+	if (o.records) {
 		printf("\n");
-		if (report_records(in, payload))
+		err = report_records(in, rd.reg, &o);
+		if (err == -ENOMEM)
+			ret = ketw_error("out of memory");
+		else if (err)
 			ret = ketw_error("writing the report failed");
 	}
+out:
+	ketw_registry_free(rd.reg);
 	ketw_input_close(in);
 	if (fflush(stdout))
 		ret = ketw_error("writing the report failed: %s",

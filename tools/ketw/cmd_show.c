@@ -1,13 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw show: a session's attributes, state and per-CPU counters.
+ * ketw show: a session's attributes, state, the filter it applies to each
+ * registered provider, and its per-CPU counters.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "ketw.h"
+
+/* The filter the session applies to each registered provider now. */
+static void show_providers(int fd, const char *name)
+{
+	struct ketw_provider_info *pi = NULL;
+	struct ketw_provider_ref ref;
+	struct ketw_filter f;
+	unsigned int i, nr = 0;
+	char text[512];
+
+	if (ketw_providers_get(fd, &pi, &nr) || !nr) {
+		free(pi);
+		return;
+	}
+	printf("providers: the filter applied to each registered one now\n");
+	for (i = 0; i < nr; i++) {
+		memset(&ref, 0, sizeof(ref));
+		memcpy(ref.guid, pi[i].provider_guid, KETW_GUID_SIZE);
+		if (ketw_session_get_filter(fd, name, &ref, &f))
+			continue;
+		printf("  %-31.*s %s\n", KETW_NAME_MAX, pi[i].name,
+		       ketw_filter_text(&f, text, sizeof(text)));
+	}
+	free(pi);
+}
 
 int cmd_show(int argc, char **argv)
 {
@@ -46,10 +73,11 @@ int cmd_show(int argc, char **argv)
 	       a.max_data_size, a.watermark);
 	printf("clock:    %s (resolution %u ns)\n",
 	       ketw_or(ketw_clock_name(a.clock), "?"), a.clock_resolution);
-	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx\n",
+	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default, for a session that enables no provider)\n",
 	       a.level ? ketw_or(ketw_level_name(a.level), "?") : "all",
 	       (unsigned long long)a.match_any,
 	       (unsigned long long)a.match_all);
+	show_providers(fd, name);
 	st = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*st));
 	valid = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*valid));
 	if (!st || !valid) {

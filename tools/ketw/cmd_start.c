@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw start: create a session and start it.
+ * ketw start: create a session, enable its providers (-p, -x), start it.
+ * The enables come before START, so that the rundown and the filters
+ * apply from the first event.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,14 +12,32 @@
 
 int cmd_start(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "no-rundown", no_argument, NULL, KETW_OPT_NO_RUNDOWN },
+		{ "provider", required_argument, NULL, 'p' },
+		{ "filter-out", required_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *name = KETW_DEFAULT_SESSION;
+	static struct ketw_enables en;
 	struct ketw_session_attr attr;
-	unsigned int level = 0, policy = 0, clock = 0;
+	unsigned int level = 0, policy = 0, clock = 0, flags = 0;
 	uint64_t buffer_kb = 0, max_data = 0, any = 0, all = 0, watermark = 0;
 	int c, fd, err, ret = KETW_EXIT_OK;
 
-	while ((c = ketw_getopt(argc, argv, "s:b:l:k:K:m:P:C:w:", &ret)) != -1) {
+	ketw_enables_init(&en, argv[0], false);
+	while ((c = ketw_getopt_long(argc, argv, "s:b:l:k:K:m:P:C:w:p:x:",
+				     longopts, &ret)) != -1) {
 		switch (c) {
+		case 'p':
+			ret = ketw_enables_add(&en, optarg);
+			break;
+		case 'x':
+			ret = ketw_enables_add_x(&en, optarg);
+			break;
+		case KETW_OPT_NO_RUNDOWN:
+			flags |= KETW_SESSION_NO_RUNDOWN;
+			break;
 		case 's':
 			name = optarg;
 			ret = ketw_check_session_name(argv[0], name);
@@ -71,8 +91,12 @@ int cmd_start(int argc, char **argv)
 	if (optind < argc)
 		return ketw_usage_error(argv[0], "unexpected argument '%s'",
 					argv[optind]);
+	if (en.nr_x && !en.nr)
+		return ketw_usage_error(argv[0],
+					"-x needs its provider enabled with -p");
 
 	ketw_session_attr_init(&attr, name);
+	attr.flags = flags;
 	attr.buffer_kb = buffer_kb;
 	attr.level = level;
 	attr.match_any = any;
@@ -85,6 +109,11 @@ int cmd_start(int argc, char **argv)
 	fd = ketw_open_device(0);
 	if (fd < 0)
 		return KETW_EXIT_ERROR;
+	if (en.nr) {
+		ret = ketw_enables_resolve(&en, fd, name, level, any, all);
+		if (ret)
+			goto out_close;
+	}
 	err = ketw_session_create(fd, &attr);
 	if (err) {
 		if (err == -EINVAL)
@@ -95,6 +124,11 @@ int cmd_start(int argc, char **argv)
 			ret = ketw_session_error("create", name, err);
 		goto out_close;
 	}
+	ret = ketw_enables_apply(&en, fd, name);
+	if (ret) {
+		ketw_session_destroy(fd, name);
+		goto out_close;
+	}
 	err = ketw_session_start(fd, name);
 	if (err) {
 		ret = ketw_session_error("start", name, err);
@@ -102,14 +136,22 @@ int cmd_start(int argc, char **argv)
 		ketw_session_destroy(fd, name);
 		goto out_close;
 	}
-	printf("session %s: running (policy %s, %u KiB x %u cpus, clock %s, max data %u, level %s, match_any 0x%llx, match_all 0x%llx, watermark %u%%)\n",
+	printf("session %s: running (policy %s, %u KiB x %u cpus, clock %s, max data %u, ",
 	       attr.name, ketw_or(ketw_policy_name(attr.policy), "?"),
 	       attr.buffer_kb, attr.nr_cpus,
-	       ketw_or(ketw_clock_name(attr.clock), "?"), attr.max_data_size,
-	       attr.level ? ketw_or(ketw_level_name(attr.level), "?") : "all",
-	       (unsigned long long)attr.match_any,
-	       (unsigned long long)attr.match_all, attr.watermark);
+	       ketw_or(ketw_clock_name(attr.clock), "?"), attr.max_data_size);
+	if (!en.nr)
+		printf("level %s, match_any 0x%llx, match_all 0x%llx, ",
+		       attr.level ? ketw_or(ketw_level_name(attr.level), "?") :
+				    "all",
+		       (unsigned long long)attr.match_any,
+		       (unsigned long long)attr.match_all);
+	printf("watermark %u%%%s)%s\n", attr.watermark,
+	       attr.flags & KETW_SESSION_NO_RUNDOWN ? ", no rundown" : "",
+	       en.nr ? ", taking only these providers:" : "");
+	ketw_enables_print(&en, fd, name);
 out_close:
+	ketw_enables_free(&en);
 	close(fd);
 	return ret;
 }

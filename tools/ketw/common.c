@@ -358,3 +358,21 @@ int ketw_trace_write(const char *path, const struct ketw_session_attr *attr,
 	}
 	return 0;
 }
+
+void ketw_json_string(const char *s, size_t max)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}

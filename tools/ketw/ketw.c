@@ -9,6 +9,7 @@
 #include "ketw.h"
 
 const struct ketw_cmd ketw_cmds[] = {
+	{ "list",    cmd_list,    "list the providers and their events" },
 	{ "start",   cmd_start,   "create a session and start tracing" },
 	{ "stop",    cmd_stop,    "stop tracing (the session keeps its records)" },
 	{ "extract", cmd_extract, "save a session's records to a trace file" },
@@ -16,7 +17,10 @@ const struct ketw_cmd ketw_cmds[] = {
 	{ "snapshot", cmd_snapshot, "save a session's records to a trace file without consuming them" },
 	{ "flush",   cmd_flush,   "have a session's readers drain its buffers now" },
 	{ "status",  cmd_status,  "print a session's POSIX status, totals and counters" },
-	{ "show",    cmd_show,    "print a session's attributes and counters" },
+	{ "show",    cmd_show,    "print a session's attributes, filters and counters" },
+	{ "enable",  cmd_enable,  "enable providers in a session, or change their filters" },
+	{ "disable", cmd_disable, "remove providers from a session" },
+	{ "rundown", cmd_rundown, "log the providers, event layouts and tasks into a session" },
 	{ "reset",   cmd_reset,   "remove a session and its buffers" },
 	{ "help",    cmd_help,    "print help on ketw or a command" },
 	{ NULL, NULL, NULL },

@@ -45,6 +45,10 @@ int cmd_show(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_flush(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_rundown(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* ---- common.c ---- */
@@ -74,6 +78,8 @@ int ketw_getopt_long(int argc, char **argv, const char *optstring,
 /* Values of long options that have no short form. */
 #define KETW_OPT_JSON		0x100
 #define KETW_OPT_READ		0x101
+#define KETW_OPT_NO_RUNDOWN	0x102
+#define KETW_OPT_HEX		0x103
 
 /* Check a -s argument; a usage error (returns 2) if it is not a name. */
 int ketw_check_session_name(const char *cmd, const char *name);
@@ -158,5 +164,63 @@ void ketw_progress_init(struct ketw_progress *p, const char *what);
 void ketw_progress_update(struct ketw_progress *p, uint64_t done,
 			  uint64_t total, uint64_t records);
 void ketw_progress_end(struct ketw_progress *p);
+
+/* A JSON string, quoted and escaped, on stdout. */
+void ketw_json_string(const char *s, size_t max);
+
+/* ---- enable.c: the -p and -x options of start, enable and disable ---- */
+
+struct ketw_enable_opt {
+	const char *arg;		/* the -p argument */
+	struct ketw_enable_spec spec;	/* completed by ketw_enables_resolve() */
+	bool registered;		/* the provider is registered now */
+	struct ketw_provider_info info;	/* if so: what the registry says */
+	struct ketw_event_info *events;	/* and its events */
+	unsigned int nr_events;
+};
+
+struct ketw_enables {
+	const char *cmd;		/* for usage errors */
+	bool disable;			/* disable: providers only */
+	struct ketw_enable_opt v[KETW_MAX_ENABLES];
+	unsigned int nr;
+	const char *x[KETW_MAX_ENABLES * 4];	/* -x arguments */
+	unsigned int nr_x;
+	struct ketw_provider_info *providers;	/* the registry */
+	unsigned int nr_providers;
+};
+
+void ketw_enables_init(struct ketw_enables *e, const char *cmd, bool disable);
+void ketw_enables_free(struct ketw_enables *e);
+/*
+ * A -p argument, PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]]: checked now
+ * (syntax, a provider given twice, too many); returns 0 or 2 after a
+ * usage error.
+ */
+int ketw_enables_add(struct ketw_enables *e, const char *arg);
+/* A -x argument, PROVIDER:ID[,ID...]: its syntax is checked now. */
+int ketw_enables_add_x(struct ketw_enables *e, const char *arg);
+/*
+ * With the device: read the registry; refuse two -p naming one provider
+ * (a name and a GUID); give the parts a -p left out @level, @any and
+ * @all (-l, -k, -K); resolve -x (event names too) into the filter of the
+ * -p naming the same provider; note providers not registered now.
+ * Returns 0, 1 after an error or 2 after a usage error.
+ */
+int ketw_enables_resolve(struct ketw_enables *e, int fd, const char *session,
+			 unsigned int level, uint64_t any, uint64_t all);
+/* ENABLE (or disable) each in order; 0, or 1 after a message. */
+int ketw_enables_apply(struct ketw_enables *e, int fd, const char *session);
+/*
+ * One line per provider with the filter the kernel applies now
+ * (GET_FILTER), and which of its events that filter takes.
+ */
+void ketw_enables_print(const struct ketw_enables *e, int fd,
+			const char *session);
+/* "level WARNING, match_any 0x2, match_all 0x0[, ids filtered out 1,3-5]" */
+char *ketw_filter_text(const struct ketw_filter *f, char *buf, size_t len);
+/* "    takes warn(2); leaves out tick(1)" and a newline (nothing if nr = 0) */
+void ketw_print_events_taken(const struct ketw_filter *f,
+			     const struct ketw_event_info *ev, unsigned int nr);
 
 #endif /* _KETW_CLI_H */

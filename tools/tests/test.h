@@ -112,4 +112,12 @@ int test_run_ketw(const char *const *env, const char *const *argv,
 int test_run_ketw_tty(const char *const *env, const char *const *argv,
 		      char **out, char **err);
 
+/*
+ * Turn a trace file image into the same file written on a machine of
+ * the other byte order: headers, records' headers, statistics and the
+ * payloads of system events are swapped, provider payloads are not
+ * (test_file.c).
+ */
+void test_swap_file(unsigned char *buf, size_t len);
+
 #endif /* _KETW_TEST_H */

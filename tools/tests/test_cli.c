@@ -280,8 +280,9 @@ TEST(cli_session_flow)
 
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("start", "-s", "t1", "-b", "64",
 					       "-P", "until-full", "-l", "info",
-					       "-k", "0x3"), &o, &e), 0);
-	CHECK_CONTAINS(o, "session t1: running (policy until-full, 64 KiB x 2 cpus, clock mono, max data 4096, level INFO, match_any 0x3, match_all 0x0, watermark 50%)");
+					       "-k", "0x3", "--no-rundown"),
+				&o, &e), 0);
+	CHECK_CONTAINS(o, "session t1: running (policy until-full, 64 KiB x 2 cpus, clock mono, max data 4096, level INFO, match_any 0x3, match_all 0x0, watermark 50%, no rundown)\n");
 	free(o);
 	free(e);
 	run_expect(fake_env, ARGS("start", "-s", "t1"), 1,
@@ -487,7 +488,7 @@ TEST(cli_extract_mmap_same_as_read)
 		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
 	/* Running, small: START and 10 events. */
 	same_file_both_ways("run", "KETW_FAKE_EVENTS=10",
-			    ARGS("-b", "64"), &n);
+			    ARGS("-b", "64", "--no-rundown"), &n);
 	CHECK_EQ(n, 11);
 	/* LOOP in a page: wraps, padding, overwritten records; stopped. */
 	same_file_both_ways("loop", "KETW_FAKE_EVENTS=300",
@@ -499,7 +500,7 @@ TEST(cli_extract_mmap_same_as_read)
 	CHECK(n > 20 && n < 100);
 	/* FLUSH, bigger: several wraps of nothing, one of everything. */
 	same_file_both_ways("flush", "KETW_FAKE_EVENTS=2000",
-			    ARGS("-b", "256", "-P", "flush"), &n);
+			    ARGS("-b", "256", "-P", "flush", "--no-rundown"), &n);
 	CHECK_EQ(n, 2001);
 }
 
@@ -551,7 +552,7 @@ TEST(cli_extract_progress)
 
 	if (!fake_setup("progress.state"))
 		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
-	run_expect(fake_env, ARGS("start", "-s", "p"), 0, NULL);
+	run_expect(fake_env, ARGS("start", "-s", "p", "--no-rundown"), 0, NULL);
 	rc = test_run_ketw_tty(fake_env_plus("KETW_FAKE_SLOW_MS=700"),
 			       ARGS("extract", "-s", "p", "-o",
 				    test_path("p.ketw")), &o, &e);
@@ -581,7 +582,8 @@ TEST(cli_status)
 		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
 	run_expect(fake_env, ARGS("status", "-s", "nope"), 1,
 		   "session 'nope' does not exist");
-	run_expect(fake_env, ARGS("start", "-s", "ok", "-w", "25"), 0, NULL);
+	run_expect(fake_env, ARGS("start", "-s", "ok", "-w", "25",
+				  "--no-rundown"), 0, NULL);
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "ok"), &o, &e), 0);
 	CHECK_CONTAINS(o, "policy loop, max data 4096 bytes, watermark 25%");
 	free(o);

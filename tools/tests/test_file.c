@@ -462,7 +462,7 @@ static void swap_sys_provider_payload(uint32_t id, unsigned char *p)
 }
 
 /* Swap a native file in place, field by field. */
-static void swap_file(unsigned char *buf, size_t len)
+void test_swap_file(unsigned char *buf, size_t len)
 {
 	struct ketw_file_header *h = (void *)buf;
 	size_t off = h->header_size, end, roff;
@@ -530,7 +530,7 @@ TEST(file_byte_swapped)
 	img = sample_image(&len);
 	ASSERT(img != NULL);
 	ASSERT_EQ(ketw_input_open_mem(img, len, &a, err, sizeof(err)), 0);
-	swap_file(img, len);
+	test_swap_file(img, len);
 	/* Really swapped: the magic reads backwards. */
 	CHECK(!memcmp(img, "KETW", 4) || !memcmp(img, "WTEK", 4));
 	CHECK(*(uint32_t *)img != KETW_FILE_MAGIC);
@@ -675,7 +675,7 @@ TEST(file_byte_swapped_provider_payloads)
 	img = test_slurp(path, &len);
 	ASSERT(img != NULL);
 	ASSERT_EQ(ketw_input_open_mem(img, len, &in[0], err, sizeof(err)), 0);
-	swap_file(img, len);
+	test_swap_file(img, len);
 	k = ketw_input_open_mem(img, len, &in[1], err, sizeof(err));
 	free(img);
 	if (!CHECK_EQ(k, 0)) {

@@ -12,12 +12,26 @@
  * ketw process as they outlive it in the kernel. mmap() of the device
  * maps that file; read() consumes from it by the same rules.
  *
- * Starting a session logs START (cpu 0) and $KETW_FAKE_EVENTS (default
- * 10) sample events alternating over 2 CPUs; stopping logs STOP (cpu 0),
- * after OVERFLOW and RESUME on every CPU that lost events. An UNTIL_FULL
+ * Starting a session logs START (cpu 0), the rundown (cpu 0; unless the
+ * session has KETW_SESSION_NO_RUNDOWN), then $KETW_FAKE_EVENTS (default
+ * 10) "tick" events and $KETW_FAKE_WARNS (default 0) "warn" events of
+ * ketw-sample alternating over 2 CPUs, each if the session's filter
+ * takes it (the module's rule); stopping logs STOP (cpu 0), after
+ * OVERFLOW and RESUME on every CPU that lost events. An UNTIL_FULL
  * session that lost events is stopped by the full policy right away.
  *
+ * The registry: ketw-sample (6b657477-7361-6d70-6c65-000000000001, the
+ * module's two events "tick" and "warn" with their layouts), fake-user
+ * (a user-space provider without descriptors), and fake-0, fake-1, ...
+ * (one event each). ENABLE, GET_FILTER, PROVIDERS, EVENTS and RUNDOWN
+ * answer as the module does; ENABLE on a running session logs FILTER.
+ *
  * Other knobs:
+ *   KETW_FAKE_PROVIDERS=N        N more providers fake-0 .. fake-N-1
+ *   KETW_FAKE_SAMPLE_EVENTS=N    N more events of ketw-sample (ids 100..)
+ *   KETW_FAKE_GROW=N             each of the first N PROVIDERS calls of a
+ *                                process finds 20 more providers than the
+ *                                one before (the registry grows meanwhile)
  *   KETW_FAKE_SNAPSHOT_WRITES=N  a snapshot of a LOOP session races with
  *                                N events written on that CPU (the copy
  *                                drops the bytes they released)
@@ -62,6 +76,13 @@ struct fake_session {
 	uint64_t starts;
 	uint64_t clock;			/* the last timestamp handed out */
 	struct fake_wcpu w[FAKE_CPUS];
+	uint32_t explicit_en;		/* ENABLE was used: only those */
+	uint32_t nr_enables;
+	struct fake_enable {
+		char name[KETW_NAME_MAX];	/* by name, or */
+		uint8_t guid[KETW_GUID_SIZE];	/* by GUID */
+		struct ketw_filter filter;
+	} en[KETW_MAX_ENABLES];
 };
 
 /* fds that are the fake device, and the session each is attached to */
@@ -136,6 +157,186 @@ static struct fake_session *fake_find(struct fake_session *s, const char *name)
 		if (s[i].used && !strncmp(s[i].name, name, KETW_NAME_MAX))
 			return &s[i];
 	return NULL;
+}
+
+/* ---- the registry ------------------------------------------------------ */
+
+#define FAKE_BASE_PROVIDERS	2	/* ketw-sample, fake-user */
+
+static const uint8_t fake_sample_guid[KETW_GUID_SIZE] = {
+	0x6b, 0x65, 0x74, 0x77, 0x73, 0x61, 0x6d, 0x70,
+	0x6c, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+};
+static const uint8_t fake_zero_guid[KETW_GUID_SIZE];
+
+static unsigned int fake_list_calls;	/* PROVIDERS calls of this process */
+
+static unsigned int fake_nr_providers(void)
+{
+	unsigned int grow = fake_env("KETW_FAKE_GROW", 0);
+
+	return FAKE_BASE_PROVIDERS + fake_env("KETW_FAKE_PROVIDERS", 0) +
+	       20 * (fake_list_calls < grow ? fake_list_calls : grow);
+}
+
+static unsigned int fake_nr_events(unsigned int p)
+{
+	if (p == 0)
+		return 2 + fake_env("KETW_FAKE_SAMPLE_EVENTS", 0);
+	return p == 1 ? 0 : 1;
+}
+
+static void fake_provider(unsigned int p, struct ketw_provider_info *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	if (p == 0) {
+		memcpy(pi->provider_guid, fake_sample_guid, KETW_GUID_SIZE);
+		strcpy(pi->name, "ketw-sample");
+	} else if (p == 1) {
+		memcpy(pi->provider_guid, "ketwuser\0\0\0\0\0\0\0\2",
+		       KETW_GUID_SIZE);
+		strcpy(pi->name, "fake-user");
+		pi->flags = KETW_PROVIDER_USER;
+	} else {
+		memcpy(pi->provider_guid, "fakeprov", 8);
+		pi->provider_guid[14] = (p >> 8) & 0xff;
+		pi->provider_guid[15] = p & 0xff;
+		snprintf(pi->name, sizeof(pi->name), "fake-%u", p - 2);
+	}
+	pi->nr_events = fake_nr_events(p);
+}
+
+static void fake_field(struct ketw_field_info *f, const char *name,
+		       unsigned int type, unsigned int off, unsigned int size)
+{
+	memset(f, 0, sizeof(*f));
+	strcpy(f->name, name);
+	f->type = type;
+	f->offset = off;
+	f->size = size;
+}
+
+/* Event @k of provider @p; ketw-sample's are the module's. */
+static void fake_event(unsigned int p, unsigned int k,
+		       struct ketw_event_info *ev)
+{
+	struct ketw_provider_info pi;
+
+	fake_provider(p, &pi);
+	memset(ev, 0, sizeof(*ev));
+	memcpy(ev->provider_guid, pi.provider_guid, KETW_GUID_SIZE);
+	if (p == 0 && k == 0) {
+		ev->id = 1;
+		ev->type = 10;
+		ev->level = KETW_LEVEL_INFO;
+		ev->version = 2;
+		ev->keyword = 0x1;
+		strcpy(ev->name, "tick");
+		fake_field(&ev->fields[0], "index", KETW_FIELD_U32, 0, 4);
+		fake_field(&ev->fields[1], "magic", KETW_FIELD_HEX32, 4, 4);
+		fake_field(&ev->fields[2], "value", KETW_FIELD_U64, 8, 8);
+		fake_field(&ev->fields[3], "tail", KETW_FIELD_BINARY, 16, 0);
+		ev->nr_fields = 4;
+	} else if (p == 0 && k == 1) {
+		ev->id = 2;
+		ev->type = KETW_TYPE_INFO;
+		ev->level = KETW_LEVEL_WARNING;
+		ev->version = 1;
+		ev->keyword = 0x2;
+		strcpy(ev->name, "warn");
+		fake_field(&ev->fields[0], "index", KETW_FIELD_U32, 0, 4);
+		fake_field(&ev->fields[1], "code", KETW_FIELD_U32, 4, 4);
+		fake_field(&ev->fields[2], "text", KETW_FIELD_STRING, 8, 16);
+		ev->nr_fields = 3;
+	} else {
+		ev->id = p == 0 ? 100 + k - 2 : 1;
+		ev->type = 10;
+		ev->level = KETW_LEVEL_VERBOSE;
+		ev->version = 1;
+		ev->keyword = 0x4;
+		snprintf(ev->name, sizeof(ev->name), p == 0 ? "extra-%u" : "ev",
+			 k);
+		fake_field(&ev->fields[0], "v", KETW_FIELD_U32, 0, 4);
+		ev->nr_fields = 1;
+	}
+}
+
+/* The registered provider a request names (by name if it has one). */
+static int fake_provider_find(const char *name, const uint8_t *guid,
+			      struct ketw_provider_info *pi)
+{
+	unsigned int p, n = fake_nr_providers();
+
+	for (p = 0; p < n; p++) {
+		fake_provider(p, pi);
+		if (name[0] ? !strncmp(name, pi->name, KETW_NAME_MAX) :
+			      !memcmp(guid, pi->provider_guid, KETW_GUID_SIZE))
+			return p;
+	}
+	return -1;
+}
+
+static bool fake_enable_names(const struct fake_enable *e,
+			      const struct ketw_provider_info *pi)
+{
+	if (memcmp(e->guid, fake_zero_guid, KETW_GUID_SIZE))
+		return !memcmp(e->guid, pi->provider_guid, KETW_GUID_SIZE);
+	return !strncmp(e->name, pi->name, KETW_NAME_MAX);
+}
+
+/* The filter @s applies to @pi (enabled = 0: none). */
+static void fake_filter_of(const struct fake_session *s,
+			   const struct ketw_provider_info *pi,
+			   struct ketw_filter *f)
+{
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	if (!s->explicit_en) {
+		f->enabled = 1;
+		f->level = s->attr.level;
+		f->match_any = s->attr.match_any;
+		f->match_all = s->attr.match_all;
+		return;
+	}
+	for (i = 0; i < s->nr_enables; i++) {
+		if (fake_enable_names(&s->en[i], pi)) {
+			*f = s->en[i].filter;
+			f->enabled = 1;
+			return;
+		}
+	}
+}
+
+/* The module's ketw_enable_match(). */
+static bool fake_takes(const struct ketw_filter *f,
+		       const struct ketw_event_info *ev)
+{
+	if (!f->enabled)
+		return false;
+	if (f->level && ev->level > f->level)
+		return false;
+	if (ev->id < KETW_EVENT_SET_BITS &&
+	    (f->filtered.bits[ev->id / 64] >> (ev->id % 64)) & 1)
+		return false;
+	if (!ev->keyword)
+		return true;
+	if (f->match_any && !(ev->keyword & f->match_any))
+		return false;
+	return (ev->keyword & f->match_all) == f->match_all;
+}
+
+/* Does @s take event @k of ketw-sample? */
+static bool fake_sample_taken(const struct fake_session *s, unsigned int k)
+{
+	struct ketw_provider_info pi;
+	struct ketw_event_info ev;
+	struct ketw_filter f;
+
+	fake_provider(0, &pi);
+	fake_event(0, k, &ev);
+	fake_filter_of(s, &pi, &f);
+	return fake_takes(&f, &ev);
 }
 
 /* ---- the buffers: one file per session ------------------------------ */
@@ -218,14 +419,55 @@ static bool fake_log_sys(struct fake_session *s, struct fake_ring *r,
 			       &h, data, len, true, fake_tick(s, ts));
 }
 
-/* Sample event @i, as ketw_sample.ko would log it (payload 16..47 bytes). */
+/* A rundown record: DC_START, and no use of UNTIL_FULL's reserve. */
+static void fake_log_rundown(struct fake_session *s, struct fake_ring *r,
+			     uint32_t id, const void *data, uint32_t len)
+{
+	struct ketw_event_header h;
+
+	fake_sys_header(&h, id, 0, 0, 0, len);
+	h.type = KETW_TYPE_DC_START;
+	fake_ring_write(fake_meta(r, 0), fake_data(r, 0), &s->w[0], &h, data,
+			len, false, fake_tick(s, s->clock + 1));
+}
+
+static void fake_rundown(struct fake_session *s, struct fake_ring *r)
+{
+	static const struct ketw_sys_task tasks[] = {
+		{ .process_id = 1, .thread_id = 1, .comm = "init" },
+		{ .process_id = 4242, .thread_id = 4242, .comm = "ketw-fake" },
+	};
+	unsigned int p, k, n = fake_nr_providers();
+	struct ketw_provider_info pi;
+	struct ketw_sys_provider sp;
+	struct ketw_event_info ev;
+
+	for (p = 0; p < n; p++) {
+		fake_provider(p, &pi);
+		memset(&sp, 0, sizeof(sp));
+		memcpy(sp.provider_guid, pi.provider_guid, KETW_GUID_SIZE);
+		memcpy(sp.name, pi.name, KETW_NAME_MAX);
+		sp.nr_events = pi.nr_events;
+		sp.flags = pi.flags;
+		fake_log_rundown(s, r, KETW_SYS_PROVIDER, &sp, sizeof(sp));
+		for (k = 0; k < pi.nr_events; k++) {
+			fake_event(p, k, &ev);
+			fake_log_rundown(s, r, KETW_SYS_EVENT_DESC, &ev,
+					 sizeof(ev));
+		}
+	}
+	for (k = 0; k < sizeof(tasks) / sizeof(tasks[0]); k++)
+		fake_log_rundown(s, r, KETW_SYS_TASK, &tasks[k],
+				 sizeof(tasks[k]));
+}
+
+/*
+ * Sample event @i, as ketw_sample.ko would log it (payload 16..47 bytes),
+ * if the session takes it.
+ */
 static void fake_log_sample(struct fake_session *s, struct fake_ring *r,
 			    unsigned int cpu, unsigned int i, uint64_t ts)
 {
-	static const uint8_t guid[KETW_GUID_SIZE] = {
-		0x6b, 0x65, 0x74, 0x77, 0x73, 0x61, 0x6d, 0x70,
-		0x6c, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
-	};
 	struct ketw_event_header h = {
 		.type = 10, .level = KETW_LEVEL_INFO, .version = 2,
 		.event_id = 1, .thread_id = 4242, .process_id = 4242,
@@ -235,7 +477,9 @@ static void fake_log_sample(struct fake_session *s, struct fake_ring *r,
 	uint64_t value = i * 3 + 1;
 	unsigned char data[64];
 
-	memcpy(h.provider_guid, guid, sizeof(guid));
+	if (!fake_sample_taken(s, 0))
+		return;
+	memcpy(h.provider_guid, fake_sample_guid, KETW_GUID_SIZE);
 	memcpy(data, &i, 4);
 	memcpy(data + 4, &magic, 4);
 	memcpy(data + 8, &value, 8);
@@ -243,6 +487,28 @@ static void fake_log_sample(struct fake_session *s, struct fake_ring *r,
 		data[k] = (i + k - 16) & 0xff;
 	fake_ring_write(fake_meta(r, cpu), fake_data(r, cpu), &s->w[cpu], &h,
 			data, len, false, fake_tick(s, ts));
+}
+
+/* Warn event @i of ketw_sample.ko (struct ketw_sample_warn). */
+static void fake_log_warn(struct fake_session *s, struct fake_ring *r,
+			  unsigned int cpu, unsigned int i, uint64_t ts)
+{
+	struct ketw_event_header h = {
+		.type = KETW_TYPE_INFO, .level = KETW_LEVEL_WARNING,
+		.version = 1, .event_id = 2, .thread_id = 4242,
+		.process_id = 4242, .keyword = 0x2,
+	};
+	struct {
+		uint32_t index;
+		uint32_t code;
+		char text[16];
+	} w = { .index = i, .code = i * 5, .text = "warning" };
+
+	if (!fake_sample_taken(s, 1))
+		return;
+	memcpy(h.provider_guid, fake_sample_guid, KETW_GUID_SIZE);
+	fake_ring_write(fake_meta(r, cpu), fake_data(r, cpu), &s->w[cpu], &h,
+			&w, sizeof(w), false, fake_tick(s, ts));
 }
 
 static void fake_stop(struct fake_session *s, struct fake_ring *r,
@@ -269,13 +535,19 @@ static void fake_start(struct fake_session *s, struct fake_ring *r)
 	};
 	uint64_t base = 1000000000ull * ++s->starts;
 	unsigned int i, n = fake_env("KETW_FAKE_EVENTS", 10), cpu;
+	unsigned int nw = fake_env("KETW_FAKE_WARNS", 0);
 	bool lost = false;
 
 	s->auto_stopped = 0;
 	fake_log_sys(s, r, 0, KETW_SYS_START, &st, sizeof(st), base);
+	if (!(s->attr.flags & KETW_SESSION_NO_RUNDOWN))
+		fake_rundown(s, r);
 	s->state = KETW_STATE_RUNNING;
 	for (i = 0; i < n; i++)
 		fake_log_sample(s, r, i % FAKE_CPUS, i, base + (i + 1) * 1000);
+	for (i = 0; i < nw; i++)
+		fake_log_warn(s, r, (n + i) % FAKE_CPUS, i,
+			      base + (n + i + 1) * 1000);
 	for (cpu = 0; cpu < FAKE_CPUS; cpu++)
 		lost |= s->w[cpu].lost;
 	if (lost && s->attr.policy == KETW_POLICY_UNTIL_FULL)
@@ -293,7 +565,7 @@ static int fake_create(struct fake_session *ss, int fd,
 	unsigned int i, cpu;
 
 	if (a->size < KETW_SESSION_ATTR_SIZE_VER0 || !a->name[0] ||
-	    a->flags || a->reserved0 || a->reserved1)
+	    a->flags & ~KETW_SESSION_FLAGS || a->reserved0 || a->reserved1)
 		return -EINVAL;
 	if (!a->buffer_kb)
 		a->buffer_kb = KETW_BUFFER_KB_DEFAULT;
@@ -451,6 +723,142 @@ static int fake_flush(struct fake_session *s, struct fake_ring *r)
 	return s->flush_error ? -ETIMEDOUT : 0;
 }
 
+/* The checks of the module's ketw_req_check(). */
+static int fake_req_check(const char *name, const uint8_t *guid)
+{
+	size_t n = strnlen(name, KETW_NAME_MAX);
+
+	if (n == KETW_NAME_MAX)
+		return -EINVAL;
+	if (!n && !memcmp(guid, fake_zero_guid, KETW_GUID_SIZE))
+		return -EINVAL;
+	return 0;
+}
+
+/* ENABLE: edit the session's enables; FILTER records if it runs. */
+static int fake_enable(struct fake_session *s, struct fake_ring *r,
+		       const struct ketw_enable *req)
+{
+	struct ketw_filter old[64], nf;
+	struct ketw_provider_info pi;
+	struct ketw_sys_filter sf;
+	unsigned int i, p, n = fake_nr_providers();
+	bool running = s->state == KETW_STATE_RUNNING, named_seen = false;
+
+	if (n > 64)
+		n = 64;		/* the fake logs FILTER for the first 64 */
+	for (p = 0; p < n; p++) {
+		fake_provider(p, &pi);
+		fake_filter_of(s, &pi, &old[p]);
+	}
+	for (i = 0; i < s->nr_enables; i++)
+		if (req->provider[0] ?
+		    !strncmp(s->en[i].name, req->provider, KETW_NAME_MAX) :
+		    !memcmp(s->en[i].guid, req->guid, KETW_GUID_SIZE))
+			break;
+	if (req->flags & KETW_ENABLE_DISABLE) {
+		if (i == s->nr_enables)
+			return -ENOENT;
+		s->en[i] = s->en[--s->nr_enables];
+	} else {
+		if (i == s->nr_enables) {
+			if (s->nr_enables == KETW_MAX_ENABLES)
+				return -ENOSPC;
+			s->nr_enables++;
+		}
+		memset(&s->en[i], 0, sizeof(s->en[i]));
+		if (req->provider[0])
+			memcpy(s->en[i].name, req->provider, KETW_NAME_MAX);
+		else
+			memcpy(s->en[i].guid, req->guid, KETW_GUID_SIZE);
+		s->en[i].filter = req->filter;
+		s->en[i].filter.enabled = 1;
+		s->explicit_en = 1;
+	}
+	if (!running)
+		return 0;
+	for (p = 0; p < n; p++) {
+		fake_provider(p, &pi);
+		fake_filter_of(s, &pi, &nf);
+		if (req->provider[0] ?
+		    !strncmp(req->provider, pi.name, KETW_NAME_MAX) :
+		    !memcmp(req->guid, pi.provider_guid, KETW_GUID_SIZE))
+			named_seen = true;
+		if (!memcmp(&old[p], &nf, sizeof(nf)))
+			continue;
+		memset(&sf, 0, sizeof(sf));
+		memcpy(sf.provider_guid, pi.provider_guid, KETW_GUID_SIZE);
+		sf.old_filter = old[p];
+		sf.new_filter = nf;
+		fake_log_sys(s, r, 0, KETW_SYS_FILTER, &sf, sizeof(sf),
+			     s->clock + 1000);
+	}
+	if (!named_seen && !req->provider[0]) {
+		memset(&sf, 0, sizeof(sf));
+		memcpy(sf.provider_guid, req->guid, KETW_GUID_SIZE);
+		sf.new_filter = req->filter;
+		sf.new_filter.enabled = !(req->flags & KETW_ENABLE_DISABLE);
+		fake_log_sys(s, r, 0, KETW_SYS_FILTER, &sf, sizeof(sf),
+			     s->clock + 1000);
+	}
+	return 0;
+}
+
+/* GET_FILTER: the provider need not be registered. */
+static void fake_get_filter(const struct fake_session *s,
+			    struct ketw_enable *req)
+{
+	struct ketw_provider_info pi, reg;
+
+	memset(&pi, 0, sizeof(pi));
+	memcpy(pi.name, req->provider, KETW_NAME_MAX);
+	memcpy(pi.provider_guid, req->guid, KETW_GUID_SIZE);
+	if (fake_provider_find(req->provider, req->guid, &reg) >= 0) {
+		memcpy(pi.name, reg.name, KETW_NAME_MAX);
+		memcpy(pi.provider_guid, reg.provider_guid, KETW_GUID_SIZE);
+	}
+	fake_filter_of(s, &pi, &req->filter);
+}
+
+static int fake_list(const struct fake_session *ss, unsigned long cmd,
+		     struct ketw_list *l)
+{
+	struct ketw_provider_info pi, *po = (void *)(uintptr_t)l->entries;
+	struct ketw_event_info *eo = (void *)(uintptr_t)l->entries;
+	struct ketw_filter f;
+	unsigned int p, k, i, n;
+	int found;
+
+	if (l->size < KETW_LIST_SIZE_VER0 || l->reserved)
+		return -EINVAL;
+	if (cmd == KETW_IOC_PROVIDERS) {
+		n = fake_nr_providers();
+		fake_list_calls++;
+		for (p = 0; p < n && p < l->capacity; p++) {
+			fake_provider(p, &pi);
+			for (i = 0; i < FAKE_SESSIONS; i++) {
+				if (!ss[i].used ||
+				    ss[i].state != KETW_STATE_RUNNING)
+					continue;
+				fake_filter_of(&ss[i], &pi, &f);
+				pi.nr_sessions += f.enabled;
+			}
+			po[p] = pi;
+		}
+		l->count = n;
+		return 0;
+	}
+	if (fake_req_check(l->provider, l->guid))
+		return -EINVAL;
+	found = fake_provider_find(l->provider, l->guid, &pi);
+	if (found < 0)
+		return -ENOENT;
+	for (k = 0; k < pi.nr_events && k < l->capacity; k++)
+		fake_event(found, k, &eo[k]);
+	l->count = pi.nr_events;
+	return 0;
+}
+
 static int fake_ioctl_cmd(int fd, unsigned long cmd, void *arg)
 {
 	struct fake_session ss[FAKE_SESSIONS], *s;
@@ -459,6 +867,7 @@ static int fake_ioctl_cmd(int fd, unsigned long cmd, void *arg)
 	struct ketw_cpu_stats *st = arg;
 	struct ketw_session_status *status = arg;
 	struct ketw_snapshot *snap = arg;
+	struct ketw_enable *en = arg;
 	struct ketw_meta_page *m;
 	struct fake_ring r;
 	const char *name;
@@ -496,8 +905,24 @@ static int fake_ioctl_cmd(int fd, unsigned long cmd, void *arg)
 	case KETW_IOC_DESTROY:
 	case KETW_IOC_ATTACH:
 	case KETW_IOC_FLUSH:
+	case KETW_IOC_RUNDOWN:
 		name = ref->name;
 		break;
+	case KETW_IOC_ENABLE:
+	case KETW_IOC_GET_FILTER:
+		if (en->size < KETW_ENABLE_SIZE_VER0 ||
+		    strnlen(en->session, KETW_NAME_MAX) == KETW_NAME_MAX ||
+		    fake_req_check(en->provider, en->guid))
+			return -EINVAL;
+		if (cmd == KETW_IOC_ENABLE ?
+		    (en->flags & ~KETW_ENABLE_DISABLE ||
+		     en->filter.level > KETW_LEVEL_VERBOSE) : en->flags != 0)
+			return -EINVAL;
+		name = en->session;
+		break;
+	case KETW_IOC_PROVIDERS:
+	case KETW_IOC_EVENTS:
+		return fake_list(ss, cmd, arg);
 	default:
 		return -ENOTTY;
 	}
@@ -512,6 +937,10 @@ static int fake_ioctl_cmd(int fd, unsigned long cmd, void *arg)
 	if (cmd == KETW_IOC_GET_ATTR) {
 		*a = s->attr;
 		a->state = s->state;
+		return 0;
+	}
+	if (cmd == KETW_IOC_GET_FILTER) {
+		fake_get_filter(s, en);
 		return 0;
 	}
 	if (cmd == KETW_IOC_DESTROY) {
@@ -562,6 +991,15 @@ static int fake_ioctl_cmd(int fd, unsigned long cmd, void *arg)
 		break;
 	case KETW_IOC_FLUSH:
 		err = fake_flush(s, &r);
+		break;
+	case KETW_IOC_RUNDOWN:
+		if (s->state != KETW_STATE_RUNNING)
+			err = -EINVAL;
+		else
+			fake_rundown(s, &r);
+		break;
+	case KETW_IOC_ENABLE:
+		err = fake_enable(s, &r, en);
 		break;
 	}
 	fake_ring_unmap(&r);
