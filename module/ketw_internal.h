@@ -129,6 +129,9 @@ int ketw_session_stop(struct ketw_session *s);
 int ketw_session_destroy(struct ketw_session *s, struct ketw_session *mine);
 void ketw_session_fill_attr(struct ketw_session *s,
 			    struct ketw_session_attr *attr);
+int ketw_session_set_attr(struct ketw_session *s,
+			  struct ketw_session_attr *attr);
+u32 ketw_default_max_data(u32 buffer_kb);
 bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 		      const struct ketw_event_descriptor *desc,
 		      const void *data, size_t len, u16 flags);

@@ -48,6 +48,21 @@ static struct ketw_session *__ketw_session_find(const char *name)
 static void ketw_session_auto_stop(struct work_struct *work);
 static void ketw_session_on_full(void *arg);
 
+/**
+ * ketw_default_max_data() - the max_data_size a zero selects
+ * @buffer_kb: a normalised per-CPU buffer size.
+ *
+ * Return: KETW_MAX_DATA_DEFAULT, or less if the largest record would not
+ * fit in half a buffer with KETW_SYSTEM_RESERVE to spare.
+ */
+u32 ketw_default_max_data(u32 buffer_kb)
+{
+	u32 max_span = buffer_kb * 1024 / 2 - KETW_SYSTEM_RESERVE;
+
+	return min_t(u32, KETW_MAX_DATA_DEFAULT,
+		     max_span - KETW_EVENT_HEADER_SIZE);
+}
+
 /*
  * Check the caller's attributes and replace zeros by defaults. The largest
  * record, with the OVERFLOW and RESUME records that may precede it, must
@@ -88,13 +103,26 @@ static int ketw_attr_normalise(struct ketw_session_attr *a)
 	if (a->watermark > 100 || a->reserved1)
 		return -EINVAL;
 	if (!a->max_data_size)
-		a->max_data_size = min_t(u32, KETW_MAX_DATA_DEFAULT,
-					 max_span - KETW_EVENT_HEADER_SIZE);
+		a->max_data_size = ketw_default_max_data(a->buffer_kb);
 	if (a->max_data_size > KETW_MAX_DATA_SIZE ||
 	    KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + a->max_data_size) >
 	    max_span)
 		return -EINVAL;
 	return 0;
+}
+
+/* How the ring of session @s with normalised attributes @a behaves. */
+static void ketw_session_ring_config(struct ketw_session *s,
+				     const struct ketw_session_attr *a,
+				     struct ketw_ring_config *cfg)
+{
+	cfg->size = a->buffer_kb * 1024;
+	cfg->policy = a->policy;
+	cfg->clock = a->clock;
+	cfg->watermark = max_t(u32, (u64)cfg->size * a->watermark / 100,
+			       KETW_RECORD_ALIGN);
+	cfg->on_full = ketw_session_on_full;
+	cfg->arg = s;
 }
 
 /**
@@ -135,13 +163,7 @@ int ketw_session_create(struct ketw_session_attr *attr,
 	s->max_span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
 				       attr->max_data_size);
 	INIT_WORK(&s->auto_stop, ketw_session_auto_stop);
-	cfg.size = attr->buffer_kb * 1024;
-	cfg.policy = attr->policy;
-	cfg.clock = attr->clock;
-	cfg.watermark = max_t(u32, (u64)cfg.size * attr->watermark / 100,
-			      KETW_RECORD_ALIGN);
-	cfg.on_full = ketw_session_on_full;
-	cfg.arg = s;
+	ketw_session_ring_config(s, attr, &cfg);
 	s->ring = ketw_ring_alloc(&cfg);
 	if (IS_ERR(s->ring)) {
 		err = PTR_ERR(s->ring);
@@ -180,6 +202,96 @@ void ketw_session_fill_attr(struct ketw_session *s,
 {
 	*attr = s->attr;
 	attr->state = s->state;
+}
+
+/* Do @a and @b differ in what the ring is made of? */
+static bool ketw_attr_ring_differs(const struct ketw_session_attr *a,
+				   const struct ketw_session_attr *b)
+{
+	return a->buffer_kb != b->buffer_kb || a->policy != b->policy ||
+	       a->clock != b->clock || a->watermark != b->watermark;
+}
+
+/**
+ * ketw_session_set_attr() - change the attributes of a session not running
+ * @s:    the session; the caller holds one reference to it.
+ * @attr: in: the attributes wanted, as for ketw_session_create() (the
+ *        name and the output fields are ignored); out: the session's,
+ *        normalised, whether they changed or not.
+ *
+ * A new buffer size, policy, clock or watermark takes new buffers: the
+ * records in the old ones are dropped and the counters start from zero.
+ * A reference to a session is taken under ketw_mutex (the list's,
+ * ketw_session_get()'s) or by the holder of another one (a mapping's, by
+ * its file's), so when only the list's and the caller's are left while
+ * ketw_mutex is held, nothing else can be using the buffers it replaces.
+ *
+ * Return: 0, also when nothing changes; -EINVAL for bad attributes;
+ * -EBUSY while the session runs or anyone else holds it (an attached
+ * reader, a mapping, a request under way); -ENOENT if destroyed; -ENOMEM.
+ */
+int ketw_session_set_attr(struct ketw_session *s,
+			  struct ketw_session_attr *attr)
+{
+	struct ketw_ring *ring = NULL, *old = NULL;
+	struct ketw_session_attr cur;
+	struct ketw_ring_config cfg;
+	bool same;
+	int err;
+
+	mutex_lock(&ketw_mutex);
+	cur = s->attr;
+	mutex_unlock(&ketw_mutex);
+	memcpy(attr->name, cur.name, sizeof(attr->name));
+	err = ketw_attr_normalise(attr);
+	if (err)
+		return err;
+	attr->size = cur.size;
+	attr->creation_time = cur.creation_time;
+	attr->clock_resolution = attr->clock == KETW_CLOCK_LOCAL ?
+				 1 : hrtimer_resolution;
+	attr->nr_cpus = cur.nr_cpus;
+	if (ketw_attr_ring_differs(attr, &cur)) {
+		/* Outside the mutex: buffers may take a while to allocate. */
+		ketw_session_ring_config(s, attr, &cfg);
+		ring = ketw_ring_alloc(&cfg);
+		if (IS_ERR(ring))
+			return PTR_ERR(ring);
+	}
+
+	mutex_lock(&ketw_mutex);
+	same = attr->flags == s->attr.flags &&
+	       !ketw_attr_ring_differs(attr, &s->attr) &&
+	       attr->max_data_size == s->attr.max_data_size &&
+	       attr->level == s->attr.level &&
+	       attr->match_any == s->attr.match_any &&
+	       attr->match_all == s->attr.match_all;
+	if (s->destroyed) {
+		err = -ENOENT;
+	} else if (same) {
+		err = 0;
+	} else if (s->state == KETW_STATE_RUNNING ||
+		   kref_read(&s->kref) > 2) {
+		err = -EBUSY;
+	} else if (ketw_attr_ring_differs(attr, &s->attr) && !ring) {
+		err = -EBUSY;		/* changed meanwhile */
+	} else {
+		if (ketw_attr_ring_differs(attr, &s->attr)) {
+			old = s->ring;
+			s->ring = ring;
+			ring = NULL;
+			s->auto_stopped = false;
+			s->overrun_seen = 0;
+		}
+		s->attr = *attr;
+		s->max_span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
+					       attr->max_data_size);
+	}
+	ketw_session_fill_attr(s, attr);
+	mutex_unlock(&ketw_mutex);
+	ketw_ring_free(ring);
+	ketw_ring_free(old);
+	return err;
 }
 
 /**
