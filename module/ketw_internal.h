@@ -160,6 +160,10 @@ int ketw_write_flags(struct ketw_provider *prov,
 struct ketw_provider *ketw_user_provider_register(const struct ketw_user_provider *up);
 void ketw_user_provider_unregister(struct ketw_provider *prov);
 
+/* fs.c */
+int ketwfs_init(void);
+void ketwfs_exit(void);
+
 /* ioctl.c */
 extern int ketw_user_gid;
 int ketw_dev_init(void);

@@ -681,6 +681,32 @@ int ketw_events_list(struct ketw_list *l)
 	return err;
 }
 
+/**
+ * ketw_providers_for_each() - call @fn on each registered provider
+ * @fn:  returns 0 to go on, anything else to stop.
+ * @arg: passed to @fn.
+ *
+ * For ketwfs, which lists the registry. @fn must not sleep for long: the
+ * providers stay registered, and ketw_mutex held, while it runs.
+ * Context: ketw_mutex held.
+ *
+ * Return: the first non-zero value @fn returned, or 0.
+ */
+int ketw_providers_for_each(int (*fn)(struct ketw_provider *prov, void *arg),
+			    void *arg)
+{
+	struct ketw_provider *prov;
+	int ret;
+
+	lockdep_assert_held(&ketw_mutex);
+	list_for_each_entry(prov, &ketw_providers, node) {
+		ret = fn(prov, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int ketw_provider_check(const struct ketw_provider *prov)
 {
 	size_t n = prov->name ? strnlen(prov->name, KETW_NAME_MAX) : 0;
