@@ -757,3 +757,413 @@ TEST(cli_snapshot)
 	run_expect(fake_env, ARGS("reset", "-s", "fr"), 0, NULL);
 	run_expect(fake_env, ARGS("reset", "-s", "fr2"), 0, NULL);
 }
+
+/* ---- providers: list, start -p/-x, enable, disable, rundown ----------- */
+
+TEST(cli_provider_usage_errors)
+{
+	run_expect(NO_DEV, ARGS("start", "-p", ""), 2,
+		   "ketw: -p: no provider given\nTry 'ketw start --help'.");
+	run_expect(NO_DEV, ARGS("start", "-p", "ketw-sample:loud"), 2,
+		   "-p: 'loud' is not a level (critical, error, warning, info, verbose, all, or 0..5)");
+	run_expect(NO_DEV, ARGS("start", "-p",
+				"6b657477-7361-6d70-6c65-00000000000x:3"), 2,
+		   "-p: '6b657477-7361-6d70-6c65-00000000000x' is not a GUID (8-4-4-4-12 hex digits");
+	run_expect(NO_DEV, ARGS("start", "-p", "ketw-sample:3:0x1q"), 2,
+		   "-p: '0x1q' is not a keyword mask");
+	run_expect(NO_DEV, ARGS("start", "-p", "a:1:2:3"), 2,
+		   "-p: too many ':' in 'a:1:2:3'");
+	run_expect(NO_DEV, ARGS("start", "-p", "ketw-sample",
+				"--provider", "ketw-sample:info"), 2,
+		   "-p: provider 'ketw-sample' given twice ('ketw-sample' and 'ketw-sample:info')");
+	run_expect(NO_DEV, ARGS("start", "-p",
+				"a2345678901234567890123456789012"), 2,
+		   "is too long (at most 31 characters)");
+	run_expect(NO_DEV, ARGS("start", "-x", "ketw-sample:1"), 2,
+		   "-x needs its provider enabled with -p");
+	run_expect(NO_DEV, ARGS("start", "-p", "ketw-sample", "-x",
+				"ketw-sample"), 2,
+		   "-x: 'ketw-sample' has no event ids (PROVIDER:ID[,ID...])");
+	run_expect(NO_DEV, ARGS("start", "-p", "ketw-sample",
+				"--filter-out", "ketw-sample:1024"), 2,
+		   "-x: event id 1024 cannot be filtered out (only ids 0..1023 can)");
+	run_expect(NO_DEV, ARGS("start", "-p"), 2,
+		   "option -p needs an argument");
+	run_expect(NO_DEV, ARGS("start", "--no-rundown=1"), 2,
+		   "unknown option");
+	run_expect(NO_DEV, ARGS("enable", "-s", "x"), 2,
+		   "no provider given (-p PROVIDER)");
+	run_expect(NO_DEV, ARGS("enable", "-p", "p:9"), 2,
+		   "-p: '9' is not a level");
+	run_expect(NO_DEV, ARGS("disable", "-p", "ketw-sample:3"), 2,
+		   "-p: 'ketw-sample:3': disable takes a provider only, without a level or keywords");
+	run_expect(NO_DEV, ARGS("disable", "-x", "ketw-sample:3"), 2,
+		   "unknown option -x");
+	run_expect(NO_DEV, ARGS("disable"), 2, "no provider given");
+	run_expect(NO_DEV, ARGS("rundown", "now"), 2,
+		   "unexpected argument 'now'");
+	run_expect(NO_DEV, ARGS("rundown", "-s", "a b"), 2,
+		   "is not a session name");
+	run_expect(NO_DEV, ARGS("list", "-p", "ketw-sample:3"), 2,
+		   "list takes a provider's name or GUID only");
+	run_expect(NO_DEV, ARGS("list", "extra"), 2,
+		   "unexpected argument 'extra'");
+	run_expect(NO_DEV, ARGS("report", "-t"), 2,
+		   "option -t needs an argument");
+	/* Valid command lines get as far as the device. */
+	run_expect(NO_DEV, ARGS("start", "-p", "ketw-sample:warning:0x3/0x1",
+				"-p", "6b657477-7361-6d70-6c65-000000000002",
+				"-x", "ketw-sample:1,3-5"), 1,
+		   "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("list"), 1, "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("enable", "-p", "x"), 1,
+		   "is the ketw module loaded?");
+	run_expect(NO_DEV, ARGS("rundown"), 1, "is the ketw module loaded?");
+	run_expect(ENV("KETW_DEVICE=/dev/null"), ARGS("list"), 1,
+		   "cannot list the providers: Inappropriate ioctl for device (is /dev/null a ketw device");
+}
+
+TEST(cli_help_providers)
+{
+	const char *const cmds[] = { "list", "enable", "disable", "rundown" };
+	char *out = NULL, *err = NULL;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "usage: ketw %s", cmds[i]);
+		CHECK_EQ(test_run_ketw(NO_DEV, ARGS(cmds[i], "--help"), &out,
+				       &err), 0);
+		CHECK_CONTAINS(out, want);
+		free(out);
+		free(err);
+	}
+	CHECK_EQ(test_run_ketw(NO_DEV, ARGS("start", "--help"), &out, &err), 0);
+	CHECK_CONTAINS(out, "-p, --provider PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]]");
+	CHECK_CONTAINS(out, "-x, --filter-out PROVIDER:ID[,ID...]");
+	CHECK_CONTAINS(out, "--no-rundown");
+	free(out);
+	free(err);
+	CHECK_EQ(test_run_ketw(NO_DEV, ARGS("help"), &out, &err), 0);
+	CHECK_CONTAINS(out, "  list      list the providers and their events\n");
+	CHECK_CONTAINS(out, "  rundown   ");
+	free(out);
+	free(err);
+}
+
+TEST(cli_list)
+{
+	char *o = NULL, *e = NULL;
+	unsigned int n;
+	const char *p;
+
+	if (!fake_setup("list.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("list"), &o, &e), 0);
+	CHECK_CONTAINS(o, "2 providers registered\n"
+			  "  GUID                                  NAME                            EVENTS SESSIONS  FLAGS\n"
+			  "  6b657477-7361-6d70-6c65-000000000001  ketw-sample                          2        0  -\n"
+			  "  6b657477-7573-6572-0000-000000000002  fake-user                            0        0  USER\n");
+	CHECK_CONTAINS(o, "\nketw-sample (6b657477-7361-6d70-6c65-000000000001): 2 events\n"
+			  "      ID  NAME                     TYPE       LEVEL    KEYWORD            VERSION\n"
+			  "       1  tick                     10         INFO     0x1                      2\n"
+			  "          field index                    u32     offset 0     size 4\n"
+			  "          field magic                    hex32   offset 4     size 4\n"
+			  "          field value                    u64     offset 8     size 8\n"
+			  "          field tail                     binary  offset 16    size 0 (to the payload's end)\n"
+			  "       2  warn                     INFO       WARNING  0x2                      1\n");
+	CHECK_CONTAINS(o, "          field text                     string  offset 8     size 16\n");
+	CHECK_CONTAINS(o, "\nfake-user (6b657477-7573-6572-0000-000000000002): no event descriptors (a user-space provider: its payloads stay in hex)\n");
+	free(o);
+	free(e);
+
+	/* One provider, by name or GUID; a session that takes it. */
+	run_expect(fake_env, ARGS("start", "-s", "l1", "-p", "ketw-sample"), 0,
+		   NULL);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("list", "-p",
+				"6B657477-7361-6D70-6C65-000000000001"), &o, &e), 0);
+	CHECK(!strstr(o, "registered"));
+	CHECK_CONTAINS(o, "  6b657477-7361-6d70-6c65-000000000001  ketw-sample                          2        1  -\n");
+	CHECK(!strstr(o, "fake-user"));
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("reset", "-s", "l1"), 0, NULL);
+	run_expect(fake_env, ARGS("list", "-p", "nope"), 1,
+		   "no provider 'nope' is registered ('ketw list' shows those that are)");
+
+	/* JSON. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("list", "--json", "-p",
+					       "ketw-sample"), &o, &e), 0);
+	CHECK_STR(o, "{\n  \"providers\": [\n"
+		     "    {\"guid\": \"6b657477-7361-6d70-6c65-000000000001\", \"name\": \"ketw-sample\", \"nr_events\": 2, \"flags\": [], \"user\": false, \"sessions\": 0, \"events\": [\n"
+		     "      {\"id\": 1, \"name\": \"tick\", \"type\": 10, \"type_name\": null, \"level\": 4, \"level_name\": \"INFO\", \"keyword\": \"0x1\", \"version\": 2, \"fields\": [{\"name\": \"index\", \"type\": \"u32\", \"offset\": 0, \"size\": 4}, {\"name\": \"magic\", \"type\": \"hex32\", \"offset\": 4, \"size\": 4}, {\"name\": \"value\", \"type\": \"u64\", \"offset\": 8, \"size\": 8}, {\"name\": \"tail\", \"type\": \"binary\", \"offset\": 16, \"size\": 0}]},\n"
+		     "      {\"id\": 2, \"name\": \"warn\", \"type\": 0, \"type_name\": \"INFO\", \"level\": 3, \"level_name\": \"WARNING\", \"keyword\": \"0x2\", \"version\": 1, \"fields\": [{\"name\": \"index\", \"type\": \"u32\", \"offset\": 0, \"size\": 4}, {\"name\": \"code\", \"type\": \"u32\", \"offset\": 4, \"size\": 4}, {\"name\": \"text\", \"type\": \"string\", \"offset\": 8, \"size\": 16}]}\n"
+		     "    ]}\n  ]\n}\n");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("list", "--json"), &o, &e), 0);
+	CHECK_CONTAINS(o, "\"name\": \"fake-user\", \"nr_events\": 0, \"flags\": [\"USER\"], \"user\": true, \"sessions\": 0, \"events\": []}\n  ]\n}\n");
+	free(o);
+	free(e);
+
+	/* More than the first arrays hold: every one of them. */
+	ASSERT_EQ(test_run_ketw(fake_env_plus("KETW_FAKE_PROVIDERS=40"),
+				ARGS("list"), &o, &e), 0);
+	CHECK_CONTAINS(o, "42 providers registered\n");
+	CHECK_CONTAINS(o, "  fake-39 ");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env_plus("KETW_FAKE_SAMPLE_EVENTS=40"),
+				ARGS("list", "-p", "ketw-sample"), &o, &e), 0);
+	CHECK_CONTAINS(o, "(6b657477-7361-6d70-6c65-000000000001): 42 events\n");
+	for (n = 0, p = o; (p = strstr(p, "  extra-")); p++)
+		n++;
+	CHECK_EQ(n, 40);
+	CHECK_CONTAINS(o, "     139  extra-41 ");
+	free(o);
+	free(e);
+	/* A registry that grows meanwhile: asked again. */
+	ASSERT_EQ(test_run_ketw(fake_env_plus("KETW_FAKE_GROW=2"),
+				ARGS("list"), &o, &e), 0);
+	CHECK_CONTAINS(o, "42 providers registered\n");
+	free(o);
+	free(e);
+	run_expect(fake_env_plus("KETW_FAKE_GROW=100"), ARGS("list"), 1,
+		   "cannot list the providers: Resource temporarily unavailable");
+}
+
+/* Count @needle in @hay. */
+static unsigned int count_of(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	while (hay && (hay = strstr(hay, needle))) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+/* Extract session @s into @file and return its report (-R), or NULL. */
+static char *report_of(const char *s, const char *file, const char *opt)
+{
+	char *o = NULL, *e = NULL;
+
+	if (!CHECK_EQ(test_run_ketw(fake_env, ARGS("extract", "-s", s, "-o",
+						   test_path(file)), &o, &e),
+		      0)) {
+		free(o);
+		free(e);
+		return NULL;
+	}
+	free(o);
+	free(e);
+	if (!CHECK_EQ(test_run_ketw(NULL, ARGS("report", opt, test_path(file)),
+				    &o, &e), 0)) {
+		free(o);
+		o = NULL;
+	}
+	free(e);
+	return o;
+}
+
+/* The demo's two sessions: the same events, different filters. */
+TEST(cli_two_sessions_filters)
+{
+	static const char *env[8];
+	char *o = NULL, *e = NULL;
+
+	if (!fake_setup("two.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	memcpy(env, fake_env_plus("KETW_FAKE_WARNS=5"), sizeof(env));
+	ASSERT_EQ(test_run_ketw(env, ARGS("start", "-s", "warn", "-p",
+					  "ketw-sample:warning"), &o, &e), 0);
+	CHECK_STR(o, "session warn: running (policy loop, 1024 KiB x 2 cpus, clock mono, max data 4096, watermark 50%), taking only these providers:\n"
+		     "  provider ketw-sample: level WARNING, match_any 0x0, match_all 0x0\n"
+		     "    takes warn(2); leaves out tick(1)\n");
+	CHECK_STR(e, "");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(env, ARGS("start", "-s", "all", "-p",
+					  "ketw-sample:verbose:0x1"), &o, &e), 0);
+	CHECK_CONTAINS(o, "  provider ketw-sample: level VERBOSE, match_any 0x1, match_all 0x0\n"
+			  "    takes tick(1); leaves out warn(2)\n");
+	free(o);
+	free(e);
+	/* The event set, and match_all, by GUID and event names. */
+	ASSERT_EQ(test_run_ketw(env, ARGS("start", "-s", "x", "-p",
+					  "6b657477-7361-6d70-6c65-000000000001",
+					  "-x", "6b657477-7361-6d70-6c65-000000000001:tick,7"),
+				&o, &e), 0);
+	CHECK_CONTAINS(o, "  provider 6b657477-7361-6d70-6c65-000000000001: level all, match_any 0x0, match_all 0x0, ids filtered out 1,7\n"
+			  "    takes warn(2); leaves out tick(1)\n");
+	free(o);
+	free(e);
+	run_expect(env, ARGS("start", "-s", "y", "-k", "0x3", "-p",
+			     "ketw-sample::/0x2"), 0, NULL);
+	/* -x by name resolves against -p by GUID; -l gives -p its level. */
+	ASSERT_EQ(test_run_ketw(env, ARGS("start", "-s", "z", "-l", "error",
+					  "-p", "ketw-sample", "-x",
+					  "ketw-sample:2"), &o, &e), 0);
+	CHECK_CONTAINS(o, "level ERROR, match_any 0x0, match_all 0x0, ids filtered out 2\n"
+			  "    takes none of its 2 events; leaves out tick(1) warn(2)\n");
+	free(o);
+	free(e);
+
+	run_expect(fake_env, ARGS("stop", "-s", "warn"), 0, NULL);
+	run_expect(fake_env, ARGS("stop", "-s", "all"), 0, NULL);
+	o = report_of("warn", "warn.ketw", "-R");
+	CHECK_EQ(count_of(o, " event=warn "), 5);
+	CHECK_EQ(count_of(o, " event=tick "), 0);
+	CHECK_CONTAINS(o, "    index=4 code=20 text=\"warning\"\n");
+	free(o);
+	o = report_of("all", "all.ketw", "-R");
+	CHECK_EQ(count_of(o, " event=warn "), 0);
+	CHECK_EQ(count_of(o, " event=tick "), 10);
+	CHECK_CONTAINS(o, "    index=9 magic=0x6b657477 value=28 tail={09 0a 0b 0c 0d 0e 0f 10 11}\n");
+	free(o);
+	o = report_of("x", "x.ketw", "-R");
+	CHECK_EQ(count_of(o, " event=warn "), 5);
+	CHECK_EQ(count_of(o, " event=tick "), 0);
+	free(o);
+	o = report_of("y", "y.ketw", "-R");
+	CHECK_EQ(count_of(o, " event=warn "), 5);
+	CHECK_EQ(count_of(o, " event=tick "), 0);
+	free(o);
+	o = report_of("z", "z.ketw", "-R");
+	CHECK_EQ(count_of(o, " event="), 0);
+	free(o);
+	/* The rundown is there, one short line a record. */
+	o = report_of("warn", "warn2.ketw", "-N");
+	free(o);
+	run_expect(fake_env, ARGS("reset", "-s", "warn"), 0, NULL);
+	run_expect(fake_env, ARGS("reset", "-s", "all"), 0, NULL);
+	run_expect(fake_env, ARGS("reset", "-s", "x"), 0, NULL);
+	run_expect(fake_env, ARGS("reset", "-s", "y"), 0, NULL);
+	run_expect(fake_env, ARGS("reset", "-s", "z"), 0, NULL);
+
+	/* With the rundown: PROVIDER, EVENT_DESC, TASK lines. */
+	run_expect(env, ARGS("start", "-s", "rd", "-p", "ketw-sample:3"), 0,
+		   NULL);
+	o = report_of("rd", "rd.ketw", "-N");
+	CHECK_CONTAINS(o, "rundown:  2 providers, 2 event layouts, 2 tasks (payloads decoded by their layouts)\n");
+	CHECK_CONTAINS(o, "  cpu=0 ts=1.000000001 seq=1 PROVIDER ketw-sample 6b657477-7361-6d70-6c65-000000000001 events=2\n"
+			  "  cpu=0 ts=1.000000002 seq=2 EVENT_DESC ketw-sample id=1 tick ver=2 fields=4\n"
+			  "  cpu=0 ts=1.000000003 seq=3 EVENT_DESC ketw-sample id=2 warn ver=1 fields=3\n"
+			  "  cpu=0 ts=1.000000004 seq=4 PROVIDER fake-user 6b657477-7573-6572-0000-000000000002 events=0 USER\n"
+			  "  cpu=0 ts=1.000000005 seq=5 TASK pid=1 tid=1 comm=init\n");
+	free(o);
+	run_expect(fake_env, ARGS("reset", "-s", "rd"), 0, NULL);
+	/* --no-rundown: none, and the payloads stay in hex. */
+	run_expect(env, ARGS("start", "-s", "nr", "--no-rundown", "-p",
+			     "ketw-sample:3"), 0, NULL);
+	o = report_of("nr", "nr.ketw", "-H");
+	CHECK_CONTAINS(o, "rundown:  none (payloads in hex)\n");
+	free(o);
+	run_expect(fake_env, ARGS("reset", "-s", "nr"), 0, NULL);
+}
+
+TEST(cli_start_provider_errors)
+{
+	if (!fake_setup("perr.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	run_expect(fake_env, ARGS("start", "-s", "d", "-p", "ketw-sample:3",
+				  "-p", "6b657477-7361-6d70-6c65-000000000001"),
+		   2, "-p: 'ketw-sample:3' and '6b657477-7361-6d70-6c65-000000000001' name the same provider (ketw-sample 6b657477-7361-6d70-6c65-000000000001)");
+	run_expect(fake_env, ARGS("start", "-s", "d", "-p", "ketw-sample",
+				  "-x", "fake-user:1"), 2,
+		   "-x: provider 'fake-user' is not enabled with -p (its filter comes with it: add -p fake-user)");
+	run_expect(fake_env, ARGS("start", "-s", "d", "-p", "ketw-sample",
+				  "-x", "ketw-sample:tock"), 2,
+		   "-x: 'tock' is not an event id, nor the name of an event of ketw-sample");
+	/* Nothing was left behind. */
+	run_expect(fake_env, ARGS("show", "-s", "d"), 1,
+		   "session 'd' does not exist");
+	/* A provider that is not registered: a note, and it works. */
+	run_expect(fake_env, ARGS("start", "-s", "d", "-p", "later:info"), 0,
+		   "ketw: note: provider 'later' is not registered now; session 'd' takes its events once it registers\n");
+	run_expect(fake_env, ARGS("start", "-s", "d", "-p", "ketw-sample"), 1,
+		   "session 'd' already exists");
+	run_expect(fake_env, ARGS("reset", "-s", "d"), 0, NULL);
+}
+
+TEST(cli_enable_disable_rundown)
+{
+	const char *f = test_path("en.ketw");
+	char *o = NULL, *e = NULL;
+
+	if (!fake_setup("enable.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	run_expect(fake_env, ARGS("enable", "-s", "nope", "-p", "ketw-sample"),
+		   1, "session 'nope' does not exist");
+	run_expect(fake_env, ARGS("rundown", "-s", "nope"), 1,
+		   "session 'nope' does not exist");
+	run_expect(fake_env, ARGS("start", "-s", "en", "--no-rundown"), 0,
+		   NULL);
+	/* Every provider by default; then only the one enabled. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "en"), &o, &e), 0);
+	CHECK_CONTAINS(o, "providers: the filter applied to each registered one now\n"
+			  "  ketw-sample                     level all, match_any 0x0, match_all 0x0\n"
+			  "  fake-user                       level all, match_any 0x0, match_all 0x0\n");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("enable", "-s", "en", "-p",
+					       "ketw-sample:warning:0x6/0x2",
+					       "-x", "ketw-sample:5-6"), &o, &e),
+		  0);
+	CHECK_STR(o, "session en (running): enabled 1 provider (the kernel logged a FILTER event for each change)\n"
+		     "  provider ketw-sample: level WARNING, match_any 0x6, match_all 0x2, ids filtered out 5-6\n"
+		     "    takes warn(2); leaves out tick(1)\n");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "en"), &o, &e), 0);
+	CHECK_CONTAINS(o, "  ketw-sample                     level WARNING, match_any 0x6, match_all 0x2, ids filtered out 5-6\n"
+			  "  fake-user                       not taken\n");
+	free(o);
+	free(e);
+	/* By GUID; disabled by name (the kernel keeps the GUID). */
+	run_expect(fake_env, ARGS("enable", "-s", "en", "-p",
+				  "6b657477-7573-6572-0000-000000000002:2"),
+		   0, NULL);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("disable", "-s", "en", "-p",
+					       "fake-user"), &o, &e), 0);
+	CHECK_STR(o, "session en (running): disabled 1 provider (the kernel logged a FILTER event for each change)\n"
+		     "  provider fake-user: disabled\n");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("disable", "-s", "en", "-p", "fake-user"), 1,
+		   "session 'en' does not enable provider 'fake-user' (nothing to disable)");
+	run_expect(fake_env, ARGS("rundown", "-s", "en"), 0, NULL);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("disable", "-s", "en", "-p",
+					       "ketw-sample"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session en now takes no registered provider (enable one with 'ketw enable -s en -p PROVIDER')\n");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("stop", "-s", "en"), 0, NULL);
+	run_expect(fake_env, ARGS("rundown", "-s", "en"), 1,
+		   "session 'en' is not running (a rundown goes into a running session)");
+	/* On a stopped session: no FILTER, and it says so. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("enable", "-s", "en", "-p",
+					       "ketw-sample"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session en (suspended): enabled 1 provider\n");
+	free(o);
+	free(e);
+
+	/* The trace: FILTER records by name, the rundown of 'ketw rundown'. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("extract", "-s", "en", "-o", f),
+				&o, &e), 0);
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "-N", f), &o, &e), 0);
+	CHECK_CONTAINS(o, "    FILTER: provider ketw-sample: level=0 match_any=0x0 match_all=0x0 filtered=0 -> level=3 match_any=0x6 match_all=0x2 filtered=2\n");
+	CHECK_CONTAINS(o, "    FILTER: provider fake-user: level=0 match_any=0x0 match_all=0x0 filtered=0 -> off\n");
+	CHECK_CONTAINS(o, "    FILTER: provider fake-user: off -> level=2 match_any=0x0 match_all=0x0 filtered=0\n");
+	CHECK_CONTAINS(o, "    FILTER: provider ketw-sample: level=3 match_any=0x6 match_all=0x2 filtered=2 -> off\n");
+	CHECK_EQ(count_of(o, " FILTER: "), 5);
+	CHECK_EQ(count_of(o, " PROVIDER ketw-sample "), 1);
+	CHECK_EQ(count_of(o, " TASK pid="), 2);
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("reset", "-s", "en"), 0, NULL);
+}

@@ -29,9 +29,10 @@
  * Other knobs:
  *   KETW_FAKE_PROVIDERS=N        N more providers fake-0 .. fake-N-1
  *   KETW_FAKE_SAMPLE_EVENTS=N    N more events of ketw-sample (ids 100..)
- *   KETW_FAKE_GROW=N             each of the first N PROVIDERS calls of a
- *                                process finds 20 more providers than the
- *                                one before (the registry grows meanwhile)
+ *   KETW_FAKE_GROW=N             the registry grows while a process lists
+ *                                it: 20 more providers from the start,
+ *                                and each of its first N PROVIDERS calls
+ *                                after the first finds 20 more again
  *   KETW_FAKE_SNAPSHOT_WRITES=N  a snapshot of a LOOP session races with
  *                                N events written on that CPU (the copy
  *                                drops the bytes they released)
@@ -176,7 +177,7 @@ static unsigned int fake_nr_providers(void)
 	unsigned int grow = fake_env("KETW_FAKE_GROW", 0);
 
 	return FAKE_BASE_PROVIDERS + fake_env("KETW_FAKE_PROVIDERS", 0) +
-	       20 * (fake_list_calls < grow ? fake_list_calls : grow);
+	       20 * (fake_list_calls < grow ? fake_list_calls + 1 : grow);
 }
 
 static unsigned int fake_nr_events(unsigned int p)
