@@ -1110,34 +1110,12 @@ static struct tnode *parse_seq(struct parser *p, bool nested)
 
 /* ---- templates and providers ---------------------------------------- */
 
-static bool parse_guid(const char *s, size_t n, uint8_t g[KETW_GUID_SIZE])
-{
-	size_t i, k = 0;
-	int hi, lo;
-
-	if (n != 36)
-		return false;
-	for (i = 0; i < 36;) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i++] != '-')
-				return false;
-			continue;
-		}
-		hi = hexval((unsigned char)s[i]);
-		lo = hexval((unsigned char)s[i + 1]);
-		if (hi < 0 || lo < 0)
-			return false;
-		g[k++] = (uint8_t)(hi << 4 | lo);
-		i += 2;
-	}
-	return true;
-}
-
 static void parse_provider(struct parser *p)
 {
 	struct ketw_templates *t = p->t;
 	unsigned int line = p->tok.line, col, i;
 	uint8_t guid[KETW_GUID_SIZE];
+	char text[KETW_GUID_STR_LEN];
 	struct tprov *pv;
 	size_t start, n;
 	bool by_guid;
@@ -1153,7 +1131,12 @@ static void parse_provider(struct parser *p)
 	n = p->pos - start;
 	if (!n)
 		perr_at(p, line, col, "'provider' needs a name or a GUID");
-	by_guid = parse_guid(p->s + start, n, guid);
+	by_guid = false;
+	if (n == KETW_GUID_STR_LEN - 1) {
+		memcpy(text, p->s + start, n);
+		text[n] = '\0';
+		by_guid = !ketw_guid_parse(text, guid);
+	}
 	if (!by_guid && n >= KETW_NAME_MAX)
 		perr_at(p, line, col, "provider name longer than %d characters",
 			KETW_NAME_MAX - 1);
