@@ -501,8 +501,8 @@ static const struct vm_operations_struct ketw_vm_ops = {
 
 /*
  * See KETW_MMAP_CPU() in the uapi header for the layout. A data area is
- * mapped once at a time, and read() is refused while one is (EBUSY): two
- * consumers would corrupt each other's position.
+ * mapped by one consumer at a time, and not while a read() runs (EBUSY):
+ * two consumers would corrupt each other's position.
  */
 static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -512,15 +512,13 @@ static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (kf->user_only || !s)
 		return -EINVAL;
-	mutex_lock(&s->read_mutex);
 	err = ketw_ring_mmap(s->ring, vma);
-	if (!err) {
-		vma->vm_ops = &ketw_vm_ops;
-		vma->vm_private_data = s;
-		ketw_vm_open(vma);
-	}
-	mutex_unlock(&s->read_mutex);
-	return err;
+	if (err)
+		return err;
+	vma->vm_ops = &ketw_vm_ops;
+	vma->vm_private_data = s;
+	kref_get(&s->kref);	/* ketw_ring_mmap() counted the area */
+	return 0;
 }
 
 static const struct file_operations ketw_fops = {

@@ -122,6 +122,7 @@ struct ketw_ring {
 	struct rb_cpu __percpu *cpus;
 	wait_queue_head_t wait;
 	unsigned int waiters;	/* KETW_WAIT_* of sleeping readers */
+	atomic_t readers;	/* read() calls under way */
 	atomic_t full;		/* RB_FULL_*: on_full is called once */
 };
 
@@ -1131,13 +1132,7 @@ void ketw_ring_vma_close(struct ketw_ring *ring, struct vm_area_struct *vma)
 		atomic_dec(&per_cpu_ptr(ring->cpus, cpu)->data_maps);
 }
 
-/**
- * ketw_ring_mapped() - is any CPU's data area mapped?
- * @ring: the ring.
- *
- * Return: true while an mmap consumer may be reading: read() stays out.
- */
-bool ketw_ring_mapped(struct ketw_ring *ring)
+static bool rb_mapped(struct ketw_ring *ring)
 {
 	int cpu;
 
@@ -1148,6 +1143,37 @@ bool ketw_ring_mapped(struct ketw_ring *ring)
 }
 
 /**
+ * ketw_ring_read_begin() - enter read(): no mmap consumer may be there
+ * @ring: the ring.
+ *
+ * read() and mapping a data area exclude each other without a shared
+ * lock (mmap runs under mmap_lock, and read() may fault while it reads):
+ * each side announces itself, then looks for the other.
+ *
+ * Return: 0, to be paired with ketw_ring_read_end(); -EBUSY if a data
+ * area is mapped.
+ */
+int ketw_ring_read_begin(struct ketw_ring *ring)
+{
+	atomic_inc(&ring->readers);
+	smp_mb__after_atomic(); /* announce, then look; pairs with mmap */
+	if (rb_mapped(ring)) {
+		atomic_dec(&ring->readers);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/**
+ * ketw_ring_read_end() - leave read()
+ * @ring: the ring.
+ */
+void ketw_ring_read_end(struct ketw_ring *ring)
+{
+	atomic_dec(&ring->readers);
+}
+
+/**
  * ketw_ring_mmap() - map one CPU's meta page or data area
  * @ring: the ring.
  * @vma:  the new mapping; vm_pgoff names the CPU and the part.
@@ -1155,12 +1181,13 @@ bool ketw_ring_mapped(struct ketw_ring *ring)
  * The meta page is mapped shared and may be written (the reader's
  * consumed position); the data area is read-only.
  *
- * The caller counts a data mapping with ketw_ring_vma_open() once this
- * succeeds, and serialises calls per ring.
+ * A data mapping that succeeds counts as one open of the area; later
+ * copies and splits of the vma count through ketw_ring_vma_open(), and
+ * each goes with ketw_ring_vma_close().
  *
  * Return: 0; -EINVAL for another offset, length, a private mapping or an
  * unknown CPU; -EPERM for a writable data mapping; -EBUSY if the data
- * area is mapped already.
+ * area is mapped already or a read() is under way.
  */
 int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma)
 {
@@ -1185,17 +1212,27 @@ int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	/* One consumer per buffer; the caller serialises mmap calls. */
-	if (atomic_read(&cb->data_maps))
-		return -EBUSY;
+	/*
+	 * One consumer per buffer: claim the data area, then look for a
+	 * read() under way (pairs with ketw_ring_read_begin()).
+	 */
+	if (atomic_inc_return(&cb->data_maps) > 1 ||
+	    atomic_read(&ring->readers)) {
+		err = -EBUSY;
+		goto out_unclaim;
+	}
 	vma->vm_flags &= ~VM_MAYWRITE;
 	for (i = 0; i < cb->nr_pages; i++) {
 		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
 				     cb->pages[i]);
 		if (err)
-			return err;
+			goto out_unclaim;
 	}
 	return 0;
+
+out_unclaim:
+	atomic_dec(&cb->data_maps);
+	return err;
 }
 
 static void rb_cpu_free(struct rb_cpu *cb)

@@ -102,7 +102,8 @@ void ketw_ring_wake(struct ketw_ring *ring);
 int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma);
 void ketw_ring_vma_open(struct ketw_ring *ring, struct vm_area_struct *vma);
 void ketw_ring_vma_close(struct ketw_ring *ring, struct vm_area_struct *vma);
-bool ketw_ring_mapped(struct ketw_ring *ring);
+int ketw_ring_read_begin(struct ketw_ring *ring);
+void ketw_ring_read_end(struct ketw_ring *ring);
 
 /* control */
 void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,

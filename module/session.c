@@ -597,12 +597,13 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 	ssize_t n, err, ret;
 	size_t copied;
 
-	if (mutex_lock_interruptible(&s->read_mutex))
+	/* An mmap consumer owns the positions while it maps a data area. */
+	err = ketw_ring_read_begin(s->ring);
+	if (err)
+		return err;
+	if (mutex_lock_interruptible(&s->read_mutex)) {
+		ketw_ring_read_end(s->ring);
 		return -ERESTARTSYS;
-	/* An mmap consumer owns the positions (ketw_mmap() takes the mutex). */
-	if (ketw_ring_mapped(s->ring)) {
-		mutex_unlock(&s->read_mutex);
-		return -EBUSY;
 	}
 	for (;;) {
 		copied = 0;
@@ -641,12 +642,15 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			break;
 		mutex_unlock(&s->read_mutex);
 		err = ketw_ring_wait(s->ring, KETW_WAIT_ANY, HZ / 10);
-		if (err)
+		if (!err && mutex_lock_interruptible(&s->read_mutex))
+			err = -ERESTARTSYS;
+		if (err) {
+			ketw_ring_read_end(s->ring);
 			return err;
-		if (mutex_lock_interruptible(&s->read_mutex))
-			return -ERESTARTSYS;
+		}
 	}
 	mutex_unlock(&s->read_mutex);
+	ketw_ring_read_end(s->ring);
 	return ret;
 }
 

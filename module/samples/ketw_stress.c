@@ -42,7 +42,13 @@ struct stress_cpu {
 static DEFINE_PER_CPU(struct stress_cpu, stress_cpus);
 /* Serialises runs. */
 static DEFINE_MUTEX(stress_mutex);
-static unsigned int period_us = 200;
+/*
+ * Under emulation (QEMU TCG) an interrupt can take milliseconds: much
+ * faster timers, or an NMI per tick, leave a CPU in interrupts forever,
+ * and a static-key patch (which waits for an IPI on every CPU) never
+ * finishes.
+ */
+static unsigned int period_us = 1000;
 module_param(period_us, uint, 0644);
 MODULE_PARM_DESC(period_us, "hrtimer period in microseconds (20..100000)");
 
@@ -106,7 +112,9 @@ static void stress_send_nmi(void)
 		return;
 	if (cpu >= nr_cpu_ids)
 		cpu = smp_processor_id();
-	atomic_inc(per_cpu_ptr(&stress_nmi_pending, cpu));
+	/* At most one in flight per CPU: NMIs cannot be throttled. */
+	if (atomic_cmpxchg(per_cpu_ptr(&stress_nmi_pending, cpu), 0, 1))
+		return;
 	apic->send_IPI(cpu, NMI_VECTOR);
 }
 
