@@ -81,7 +81,7 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	       s->max_data_size);
 	printf("clock:    %s (resolution %u ns)\n",
 	       ketw_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
-	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx\n",
+	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default; providers enabled one by one have their own)\n",
 	       s->level ? ketw_or(ketw_level_name(s->level), "?") : "all",
 	       (unsigned long long)s->match_any,
 	       (unsigned long long)s->match_all);
