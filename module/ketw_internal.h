@@ -154,6 +154,8 @@ int ketw_session_enable(struct ketw_enable *req);
 int ketw_session_get_filter(struct ketw_enable *req);
 int ketw_providers_list(struct ketw_list *l);
 int ketw_events_list(struct ketw_list *l);
+int ketw_providers_for_each(int (*fn)(struct ketw_provider *prov, void *arg),
+			    void *arg);
 int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags);

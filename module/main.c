@@ -17,12 +17,18 @@ static int __init ketw_init(void)
 	err = ketw_dev_init();
 	if (err)
 		return err;
-	pr_info("ketw: ready, /dev/ketw\n");
+	err = ketwfs_init();
+	if (err) {
+		ketw_dev_exit();
+		return err;
+	}
+	pr_info("ketw: ready, /dev/ketw and ketwfs (mount -t ketwfs none /sys/kernel/ketw)\n");
 	return 0;
 }
 
 static void __exit ketw_exit(void)
 {
+	ketwfs_exit();
 	ketw_dev_exit();
 	/* Sessions hold the module: none can be left, but be sure. */
 	ketw_sessions_destroy_all();
