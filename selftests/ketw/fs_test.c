@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketwfs: the control filesystem on /sys/kernel/ketw. A whole session
+ * with nothing but open, read and write (what echo and cat do), every
+ * control file's validation, trace_pipe blocking and waking, and the
+ * filesystem and the ioctls acting on the same sessions.
+ *
+ * Mounts ketwfs if it is not mounted, and unmounts it after each test:
+ * a mounted ketwfs holds the module, which the harness unloads at the
+ * end.
+ */
+#include "ketw_test.h"
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+#include "kselftest_harness.h"
+
+#define KFS		"/sys/kernel/ketw"
+#define KETWFS_MAGIC	0x6b657477
+#define SESSION		"fs_test"
+#define SESSION2	"fs_test2"
+#define BIG		(1 << 20)
+
+static const char sample_guid_text[] = "6b657477-7361-6d70-6c65-000000000001";
+
+static int kfs_mounted(void)
+{
+	struct statfs sf;
+
+	return !statfs(KFS, &sf) && sf.f_type == KETWFS_MAGIC;
+}
+
+static const char *spath(char *buf, const char *session, const char *file)
+{
+	snprintf(buf, 256, KFS "/sessions/%s/%s", session, file);
+	return buf;
+}
+
+/* echo VALUE > PATH: 0 or -errno. */
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* cat PATH into @buf (NUL-terminated): bytes read or -errno. */
+static ssize_t get(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	buf[got] = 0;
+	close(fd);
+	return got;
+}
+
+static int sput(const char *session, const char *file, const char *val)
+{
+	char p[256];
+
+	return put(spath(p, session, file), val);
+}
+
+static ssize_t sget(const char *session, const char *file, char *buf,
+		    size_t len)
+{
+	char p[256];
+
+	return get(spath(p, session, file), buf, len);
+}
+
+/* Lines of @text that contain @needle. */
+static int count_lines(const char *text, const char *needle)
+{
+	const char *line = text, *nl;
+	int n = 0;
+
+	while (*line) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		if (memmem(line, nl - line, needle, strlen(needle)))
+			n++;
+		line = *nl ? nl + 1 : nl;
+	}
+	return n;
+}
+
+static int dir_has(const char *dir, const char *name)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		found |= !strcmp(de->d_name, name);
+	closedir(d);
+	return found;
+}
+
+static void kfs_cleanup(void)
+{
+	char p[256];
+
+	ketw_cleanup(SESSION);
+	ketw_cleanup(SESSION2);
+	snprintf(p, sizeof(p), KFS "/sessions/%s", SESSION);
+	rmdir(p);
+}
+
+FIXTURE(kfs) {
+	int mounted_here;
+	char *buf;
+	char *buf2;
+};
+
+FIXTURE_SETUP(kfs)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(KFS, &st)) TH_LOG("no %s: ketw.ko makes it", KFS);
+	ASSERT_TRUE(S_ISDIR(st.st_mode));
+	if (!kfs_mounted()) {
+		ASSERT_EQ(0, mount("none", KFS, "ketwfs", 0, NULL))
+			TH_LOG("mount -t ketwfs: %s", strerror(errno));
+		self->mounted_here = 1;
+	}
+	ASSERT_TRUE(kfs_mounted());
+	kfs_cleanup();
+	self->buf = malloc(BIG);
+	self->buf2 = malloc(BIG);
+	ASSERT_TRUE(self->buf && self->buf2);
+	ASSERT_EQ(0, pin_cpu(0));
+}
+
+FIXTURE_TEARDOWN(kfs)
+{
+	kfs_cleanup();
+	free(self->buf);
+	free(self->buf2);
+	/* Lazily: a reader thread of a failed test may still hold a file. */
+	if (self->mounted_here)
+		umount2(KFS, MNT_DETACH);
+}
+
+/* The fixed part of the tree, the registry and the record header. */
+TEST_F(kfs, tree_providers_and_header)
+{
+	char *b = self->buf;
+	struct stat st;
+
+	ASSERT_EQ(0, stat(KFS, &st));
+	EXPECT_EQ(0700, st.st_mode & 0777);
+	EXPECT_TRUE(dir_has(KFS, "sessions"));
+	EXPECT_TRUE(dir_has(KFS, "providers"));
+	EXPECT_TRUE(dir_has(KFS, "header_format"));
+	EXPECT_TRUE(dir_has(KFS "/providers", KETW_SAMPLE_NAME));
+
+	ASSERT_LT(0, get(KFS "/providers/" KETW_SAMPLE_NAME "/guid", b, BIG));
+	EXPECT_EQ(0, strncmp(b, sample_guid_text, strlen(sample_guid_text)));
+	EXPECT_TRUE(dir_has(KFS "/providers/" KETW_SAMPLE_NAME "/events", "tick"));
+	EXPECT_TRUE(dir_has(KFS "/providers/" KETW_SAMPLE_NAME "/events", "warn"));
+	ASSERT_LT(0, get(KFS "/providers/" KETW_SAMPLE_NAME "/events/tick/id",
+			 b, BIG));
+	EXPECT_STREQ("1\n", b);
+	ASSERT_LT(0, get(KFS "/providers/" KETW_SAMPLE_NAME "/events/warn/format",
+			 b, BIG));
+	EXPECT_TRUE(strstr(b, "ID: 2\n"));
+	EXPECT_TRUE(strstr(b, "level: 3\n"));
+	EXPECT_TRUE(strstr(b, "\tfield:u32 code;\toffset:68;\tsize:4;\tsigned:0;\n"))
+		TH_LOG("format: %s", b);
+	EXPECT_TRUE(strstr(b, "\tfield:string text;\toffset:72;\tsize:16;"));
+
+	ASSERT_LT(0, get(KFS "/header_format", b, BIG));
+	EXPECT_TRUE(strstr(b, "\tfield:u64 timestamp;\toffset:32;\tsize:8;\tsigned:0;\n"))
+		TH_LOG("header_format: %s", b);
+	EXPECT_TRUE(strstr(b, "\tfield:u8 provider_guid[16];\toffset:48;\tsize:16;"));
+	EXPECT_TRUE(strstr(b, "record_align: 8\n"));
+
+	/* One instance, wherever it is mounted; no options. */
+	mkdir("/tmp/ketwfs2", 0700);
+	EXPECT_EQ(-1, mount("none", "/tmp/ketwfs2", "ketwfs", 0, "mode=0777"));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, mount("none", "/tmp/ketwfs2", "ketwfs", 0, NULL));
+	EXPECT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	EXPECT_TRUE(dir_has("/tmp/ketwfs2/sessions", SESSION));
+	EXPECT_EQ(0, rmdir("/tmp/ketwfs2/sessions/" SESSION));
+	EXPECT_EQ(0, umount("/tmp/ketwfs2"));
+	rmdir("/tmp/ketwfs2");
+
+	EXPECT_EQ(-1, stat(KFS "/providers/no-such-provider", &st));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, stat(KFS "/sessions/" SESSION, &st));
+	EXPECT_EQ(ENOENT, errno);
+	/* Only sessions/ makes directories. */
+	EXPECT_EQ(-1, mkdir(KFS "/providers/x", 0700));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, mkdir(KFS "/x", 0700));
+	EXPECT_EQ(EPERM, errno);
+}
+
+/* One session, from mkdir to rmdir, with echo and cat only. */
+TEST_F(kfs, lifecycle_echo_cat)
+{
+	char *b = self->buf, *b2 = self->buf2, p[256];
+	const struct ketw_event_header *h;
+	struct drained d = { 0 };
+	int bad = 0, ticks = 0, nrec = 0, fd, cpu;
+	size_t off = 0;
+	ssize_t n;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	EXPECT_TRUE(dir_has(KFS "/sessions", SESSION));
+	/* The defaults of KETW_IOC_CREATE. */
+	ASSERT_LT(0, sget(SESSION, "enable", b, BIG));
+	EXPECT_STREQ("0\n", b);
+	sget(SESSION, "buffer_size_kb", b, BIG);
+	EXPECT_STREQ("1024\n", b);
+	sget(SESSION, "policy", b, BIG);
+	EXPECT_STREQ("loop\n", b);
+	sget(SESSION, "max_data_size", b, BIG);
+	EXPECT_STREQ("4096\n", b);
+	sget(SESSION, "clock", b, BIG);
+	EXPECT_STREQ("mono\n", b);
+	sget(SESSION, "rundown", b, BIG);
+	EXPECT_STREQ("1\n", b);
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ("* level=0 match_any=0x0 match_all=0x0\n", b);
+	sget(SESSION, "event_set", b, BIG);
+	EXPECT_STREQ("", b);
+	sget(SESSION, "status", b, BIG);
+	EXPECT_TRUE(strstr(b, "state: created\n")) TH_LOG("status: %s", b);
+
+	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "64"));
+	ASSERT_EQ(0, sput(SESSION, "policy", "flush"));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "providers", KETW_SAMPLE_NAME " 5"));
+	sget(SESSION, "buffer_size_kb", b, BIG);
+	EXPECT_STREQ("64\n", b);
+	sget(SESSION, "policy", b, BIG);
+	EXPECT_STREQ("flush\n", b);
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ(KETW_SAMPLE_NAME " level=5 match_any=0x0 match_all=0x0\n", b);
+
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	sget(SESSION, "enable", b, BIG);
+	EXPECT_STREQ("1\n", b);
+	ASSERT_EQ(0, sample_emit(10));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	sget(SESSION, "status", b, BIG);
+	EXPECT_TRUE(strstr(b, "state: suspended\n"));
+	EXPECT_TRUE(strstr(b, "written: 12\n")) TH_LOG("status: %s", b);
+	EXPECT_TRUE(strstr(b, "lost: 0\n"));
+
+	/* trace: the same twice, START, the ten ticks, STOP. */
+	ASSERT_LT(0, sget(SESSION, "trace", b, BIG));
+	ASSERT_LT(0, sget(SESSION, "trace", b2, BIG));
+	EXPECT_STREQ(b, b2);
+	EXPECT_EQ(1, count_lines(b, "# session " SESSION " clock=mono policy=flush"));
+	EXPECT_EQ(10, count_lines(b, " provider=" KETW_SAMPLE_NAME " id=1 type=10 level=4 ver=2 kw=0x1 "))
+		TH_LOG("trace:\n%s", b);
+	EXPECT_EQ(1, count_lines(b, " provider=ketw id=1 sys=START "));
+	EXPECT_EQ(1, count_lines(b, " provider=ketw id=2 sys=STOP "));
+	/* Tick 1: index 1, the magic, value 4, one tail byte. */
+	EXPECT_EQ(1, count_lines(b, "len=17 data=01000000 7774656b 04000000 00000000 01"));
+	EXPECT_EQ(12, count_lines(b, "cpu=0 ts="));
+
+	/* trace_pipe consumes them, and ends: the session is stopped. */
+	ASSERT_LT(0, sget(SESSION, "trace_pipe", b2, BIG));
+	EXPECT_EQ(12, count_lines(b2, "cpu=0 ts="));
+	EXPECT_EQ(10, count_lines(b2, " provider=" KETW_SAMPLE_NAME " id=1 "));
+	/* Nothing left: a new reader would wait for the next run. */
+	fd = open(spath(p, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, read(fd, b2, BIG));
+	EXPECT_EQ(EAGAIN, errno);
+	close(fd);
+	ASSERT_LT(0, sget(SESSION, "trace", b, BIG));
+	EXPECT_EQ(0, count_lines(b, "cpu="));
+	sget(SESSION, "stats", b, BIG);
+	EXPECT_TRUE(strstr(b, "written: 12\n"));
+	EXPECT_TRUE(strstr(b, "read: 12\n")) TH_LOG("stats: %s", b);
+
+	/* Again, drained as binary records from CPU 0. */
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sample_emit(5));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	fd = open(spath(p, SESSION, "per_cpu/cpu0/trace_pipe_raw"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, read(fd, b, KETW_EVENT_HEADER_SIZE - 8));
+	EXPECT_EQ(EINVAL, errno);
+	d.buf = (unsigned char *)b;
+	d.cap = BIG;
+	while ((n = read(fd, b + d.len, BIG - d.len)) > 0)
+		d.len += n;
+	EXPECT_EQ(0, n);
+	close(fd);
+	while ((h = next_record(&d, &off, &bad))) {
+		EXPECT_EQ(0, h->cpu);
+		ticks += is_sample(h);
+		nrec++;
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(5, ticks);
+	EXPECT_EQ(7, nrec);		/* START, the ticks, STOP */
+	sget(SESSION, "per_cpu/cpu0/stats", b, BIG);
+	EXPECT_TRUE(strstr(b, "read: 19\n")) TH_LOG("cpu0 stats: %s", b);
+	for (cpu = 0; cpu < 4; cpu++) {
+		snprintf(p, sizeof(p), "cpu%d", cpu);
+		EXPECT_EQ(cpu < sysconf(_SC_NPROCESSORS_CONF),
+			  dir_has(KFS "/sessions/" SESSION "/per_cpu", p));
+	}
+
+	ASSERT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+	EXPECT_FALSE(dir_has(KFS "/sessions", SESSION));
+	EXPECT_EQ(-ENOENT, sget(SESSION, "enable", b, BIG));
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ketw_ref(fd, KETW_IOC_ATTACH, SESSION));
+	EXPECT_EQ(ENOENT, errno);
+	close(fd);
+}
+
+/* A refused write leaves the value as it was. */
+#define EXPECT_REFUSED(file, val, err, keep) do {			\
+	EXPECT_EQ(-(err), sput(SESSION, file, val))			\
+		TH_LOG("%s < \"%s\"", file, val);			\
+	sget(SESSION, file, self->buf, BIG);				\
+	EXPECT_STREQ(keep, self->buf);					\
+} while (0)
+
+TEST_F(kfs, control_file_validation)
+{
+	char *b = self->buf;
+	int fd;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+
+	EXPECT_REFUSED("enable", "2", EINVAL, "0\n");
+	EXPECT_REFUSED("enable", "yes", EINVAL, "0\n");
+	EXPECT_REFUSED("enable", "1 1", EINVAL, "0\n");
+	EXPECT_REFUSED("enable", "1\n0\n", EINVAL, "0\n");
+
+	EXPECT_REFUSED("buffer_size_kb", "0", EINVAL, "1024\n");
+	EXPECT_REFUSED("buffer_size_kb", "3", EINVAL, "1024\n");
+	EXPECT_REFUSED("buffer_size_kb", "262145", EINVAL, "1024\n");
+	EXPECT_REFUSED("buffer_size_kb", "-1", EINVAL, "1024\n");
+	EXPECT_REFUSED("buffer_size_kb", "12x", EINVAL, "1024\n");
+	EXPECT_REFUSED("buffer_size_kb", "0x10", EINVAL, "1024\n");
+	/* Rounded up to a power of two; max_data_size follows its default. */
+	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "5"));
+	sget(SESSION, "buffer_size_kb", b, BIG);
+	EXPECT_STREQ("8\n", b);
+	sget(SESSION, "max_data_size", b, BIG);
+	EXPECT_STREQ("3008\n", b);
+
+	EXPECT_REFUSED("max_data_size", "3009", EINVAL, "3008\n");
+	EXPECT_REFUSED("max_data_size", "65465", EINVAL, "3008\n");
+	EXPECT_REFUSED("max_data_size", "x", EINVAL, "3008\n");
+	ASSERT_EQ(0, sput(SESSION, "max_data_size", "2000"));
+	/* Set by hand, it no longer follows the buffer size ... */
+	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "1024"));
+	sget(SESSION, "max_data_size", b, BIG);
+	EXPECT_STREQ("2000\n", b);
+	/* ... and a buffer must hold it. */
+	EXPECT_REFUSED("buffer_size_kb", "4", EINVAL, "1024\n");
+	ASSERT_EQ(0, sput(SESSION, "max_data_size", "0"));	/* the default */
+	sget(SESSION, "max_data_size", b, BIG);
+	EXPECT_STREQ("4096\n", b);
+
+	EXPECT_REFUSED("policy", "LOOP", EINVAL, "loop\n");
+	EXPECT_REFUSED("policy", "ring", EINVAL, "loop\n");
+	EXPECT_REFUSED("policy", "loop flush", EINVAL, "loop\n");
+	ASSERT_EQ(0, sput(SESSION, "policy", "until_full"));
+	sget(SESSION, "policy", b, BIG);
+	EXPECT_STREQ("until-full\n", b);
+
+	EXPECT_REFUSED("clock", "tsc", EINVAL, "mono\n");
+	EXPECT_REFUSED("clock", "\n", EINVAL, "mono\n");
+	ASSERT_EQ(0, sput(SESSION, "clock", "local\n"));
+	sget(SESSION, "clock", b, BIG);
+	EXPECT_STREQ("local\n", b);
+
+	EXPECT_REFUSED("rundown", "2", EINVAL, "1\n");
+
+	/* providers */
+#define ALL "* level=0 match_any=0x0 match_all=0x0\n"
+	EXPECT_REFUSED("providers", " ", EINVAL, ALL);
+	EXPECT_REFUSED("providers", KETW_SAMPLE_NAME " 6", EINVAL, ALL);
+	EXPECT_REFUSED("providers", KETW_SAMPLE_NAME " 1 xyz", EINVAL, ALL);
+	EXPECT_REFUSED("providers", KETW_SAMPLE_NAME " 1 1 1 1", EINVAL, ALL);
+	EXPECT_REFUSED("providers", KETW_SAMPLE_NAME " colour=1", EINVAL, ALL);
+	EXPECT_REFUSED("providers", "a-name-that-is-far-too-long-for-ketw", EINVAL, ALL);
+	EXPECT_REFUSED("providers", "00000000-0000-0000-0000-000000000000", EINVAL, ALL);
+	EXPECT_REFUSED("providers", "!" KETW_SAMPLE_NAME " 1", EINVAL, ALL);
+	EXPECT_REFUSED("providers", "!never-enabled", ENOENT, ALL);
+	EXPECT_REFUSED("event_set", "1", ENOENT, "");
+
+	ASSERT_EQ(0, sput(SESSION, "providers", KETW_SAMPLE_NAME " 3 0x2"));
+#define ONE KETW_SAMPLE_NAME " level=3 match_any=0x2 match_all=0x0\n"
+	EXPECT_REFUSED("providers", KETW_SAMPLE_NAME " 9", EINVAL, ONE);
+	/* By GUID, with the key=value spelling. */
+	ASSERT_EQ(0, sput(SESSION, "providers",
+			  "6b657477-7361-6d70-6c65-0000000000aa level=4 keywords=ff match_all=1"));
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ(ONE "6b657477-7361-6d70-6c65-0000000000aa level=4 match_any=0xff match_all=0x1\n", b);
+	ASSERT_EQ(0, sput(SESSION, "providers", "!6b657477-7361-6d70-6c65-0000000000aa"));
+
+	/* event_set */
+	EXPECT_REFUSED("event_set", "1024", EINVAL, KETW_SAMPLE_NAME ":\n");
+	EXPECT_REFUSED("event_set", "5-3", EINVAL, KETW_SAMPLE_NAME ":\n");
+	EXPECT_REFUSED("event_set", "x", EINVAL, KETW_SAMPLE_NAME ":\n");
+	EXPECT_REFUSED("event_set", "no-such: 1", ENOENT, KETW_SAMPLE_NAME ":\n");
+	ASSERT_EQ(0, sput(SESSION, "event_set", KETW_SAMPLE_NAME ": 1 3-5,7"));
+	sget(SESSION, "event_set", b, BIG);
+	EXPECT_STREQ(KETW_SAMPLE_NAME ": 1 3-5 7\n", b);
+	EXPECT_REFUSED("event_set", KETW_SAMPLE_NAME ": 1-1024", EINVAL,
+		       KETW_SAMPLE_NAME ": 1 3-5 7\n");
+	/* Changing the level keeps the set, and the other way round. */
+	ASSERT_EQ(0, sput(SESSION, "providers", KETW_SAMPLE_NAME " 2"));
+	sget(SESSION, "event_set", b, BIG);
+	EXPECT_STREQ(KETW_SAMPLE_NAME ": 1 3-5 7\n", b);
+	ASSERT_EQ(0, sput(SESSION, "event_set", "2"));
+	sget(SESSION, "event_set", b, BIG);
+	EXPECT_STREQ(KETW_SAMPLE_NAME ": 2\n", b);
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ(KETW_SAMPLE_NAME " level=2 match_any=0x0 match_all=0x0\n", b);
+
+	/* While running, the buffers stay as they are. */
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));	/* running already */
+	EXPECT_REFUSED("buffer_size_kb", "64", EBUSY, "1024\n");
+	EXPECT_REFUSED("policy", "loop", EBUSY, "until-full\n");
+	ASSERT_EQ(0, sput(SESSION, "policy", "until-full"));	/* no change */
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));	/* stopped already */
+	ASSERT_EQ(0, sput(SESSION, "policy", "loop"));
+
+	/* Read-only files take no writes; root may open them for writing. */
+	fd = open(spath(b, SESSION, "status"), O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, "1", 1));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	EXPECT_EQ(-1, chmod(spath(b, SESSION, "enable"), 0666));
+	EXPECT_EQ(EPERM, errno);
+
+	/* Names */
+	EXPECT_EQ(-1, mkdir(KFS "/sessions/" SESSION, 0700));
+	EXPECT_EQ(EEXIST, errno);
+	EXPECT_EQ(-1, mkdir(KFS "/sessions/bad name", 0700));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, mkdir(KFS "/sessions/a-name-that-is-far-too-long-for-ketw", 0700));
+	EXPECT_EQ(ENAMETOOLONG, errno);
+	EXPECT_EQ(-1, rmdir(KFS "/sessions/" SESSION2));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
+struct pipe_reader {
+	int fd;
+	char buf[4096];
+	ssize_t n;
+	int done;
+};
+
+static void *pipe_read_thread(void *arg)
+{
+	struct pipe_reader *r = arg;
+
+	r->n = read(r->fd, r->buf, sizeof(r->buf) - 1);
+	if (r->n >= 0)
+		r->buf[r->n] = 0;
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int wait_done(struct pipe_reader *r, int ms)
+{
+	while (ms-- > 0 && !__atomic_load_n(&r->done, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+
+/* A reader of trace_pipe sleeps until an event comes, and ends at stop. */
+TEST_F(kfs, trace_pipe_blocks_and_wakes)
+{
+	struct pipe_reader r = { 0 };
+	char p[256], tmp[4096];
+	pthread_t t;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "policy", "flush"));
+	/* Not started yet: a reader waits, it does not see an end. */
+	r.fd = open(spath(p, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, r.fd);
+	EXPECT_EQ(-1, read(r.fd, tmp, sizeof(tmp)));
+	EXPECT_EQ(EAGAIN, errno);
+	close(r.fd);
+
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	r.fd = open(spath(p, SESSION, "trace_pipe"), O_RDONLY);
+	ASSERT_LE(0, r.fd);
+	/* Take START first. */
+	ASSERT_LT(0, read(r.fd, tmp, sizeof(tmp) - 1));
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, pipe_read_thread, &r));
+	EXPECT_FALSE(wait_done(&r, 300)) TH_LOG("read did not block");
+	ASSERT_EQ(0, sample_emit(1));
+	EXPECT_TRUE(wait_done(&r, 5000)) TH_LOG("read did not wake");
+	pthread_join(t, NULL);
+	EXPECT_LT(0, r.n);
+	EXPECT_EQ(1, count_lines(r.buf, " provider=" KETW_SAMPLE_NAME " id=1 "))
+		TH_LOG("read: %s", r.buf);
+	/* A reader holds the session. */
+	EXPECT_EQ(-1, rmdir(KFS "/sessions/" SESSION));
+	EXPECT_EQ(EBUSY, errno);
+
+	/* Stopping wakes a sleeping reader: STOP, then the end. */
+	r.done = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, pipe_read_thread, &r));
+	EXPECT_FALSE(wait_done(&r, 200));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	EXPECT_TRUE(wait_done(&r, 5000));
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, count_lines(r.buf, " sys=STOP "));
+	EXPECT_EQ(0, read(r.fd, tmp, sizeof(tmp)));
+
+	/* The end came once: the next read waits for the next run. */
+	r.done = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, pipe_read_thread, &r));
+	EXPECT_FALSE(wait_done(&r, 300)) TH_LOG("read of a drained session did not wait");
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	EXPECT_TRUE(wait_done(&r, 5000));
+	pthread_join(t, NULL);
+	EXPECT_EQ(1, count_lines(r.buf, " sys=START "));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	ASSERT_LT(0, read(r.fd, tmp, sizeof(tmp) - 1));
+	EXPECT_EQ(0, read(r.fd, tmp, sizeof(tmp)));
+	close(r.fd);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
+/* Reading a line in small pieces loses nothing. */
+TEST_F(kfs, trace_pipe_small_reads)
+{
+	char p[256], c;
+	size_t len = 0;
+	int fd;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sample_emit(3));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	ASSERT_LT(0, sget(SESSION, "trace", self->buf2, BIG));
+	fd = open(spath(p, SESSION, "trace_pipe"), O_RDONLY);
+	ASSERT_LE(0, fd);
+	while (read(fd, &c, 1) == 1 && len < BIG - 1)
+		self->buf[len++] = c;
+	self->buf[len] = 0;
+	close(fd);
+	/* trace has a comment line first; the records are the same. */
+	EXPECT_STREQ(strchr(self->buf2, '\n') + 1, self->buf);
+	EXPECT_EQ(5, count_lines(self->buf, "cpu="));
+}
+
+/* One session, two ways in: each sees what the other does. */
+TEST_F(kfs, fs_and_ioctl_share_sessions)
+{
+	char *b = self->buf, p[256];
+	struct ketw_session_attr a;
+	struct drained d = { 0 };
+	const struct ketw_event_header *h;
+	struct ketw_enable e;
+	int fd, fd2, bad = 0, ticks = 0;
+	size_t off = 0;
+
+	/* Made by ioctl: the directory is there, control by echo. */
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	a.buffer_kb = 128;
+	a.policy = KETW_POLICY_FLUSH;
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	EXPECT_TRUE(dir_has(KFS "/sessions", SESSION));
+	sget(SESSION, "buffer_size_kb", b, BIG);
+	EXPECT_STREQ("128\n", b);
+	sget(SESSION, "rundown", b, BIG);
+	EXPECT_STREQ("0\n", b);
+	/* The attached file holds the buffers and the session. */
+	EXPECT_EQ(-EBUSY, sput(SESSION, "buffer_size_kb", "256"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ketw_attr_init(&a, SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_GET_ATTR, &a));
+	EXPECT_EQ(KETW_STATE_RUNNING, a.state);
+	ASSERT_EQ(0, sample_emit(3));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	ASSERT_EQ(0, drain(fd, &d));
+	while ((h = next_record(&d, &off, &bad)))
+		ticks += is_sample(h);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(3, ticks);
+	EXPECT_EQ(-1, rmdir(KFS "/sessions/" SESSION));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ketw_ref(fd, KETW_IOC_ATTACH, SESSION));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* Made by mkdir: the ioctls act on it, the files show it. */
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION2, 0700));
+	ketw_attr_init(&a, SESSION2);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_GET_ATTR, &a));
+	EXPECT_EQ(KETW_BUFFER_KB_DEFAULT, a.buffer_kb);
+	EXPECT_EQ(KETW_STATE_CREATED, a.state);
+	ASSERT_EQ(0, sput(SESSION2, "buffer_size_kb", "16"));
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_GET_ATTR, &a));
+	EXPECT_EQ(16, a.buffer_kb);
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	snprintf(e.session, sizeof(e.session), "%s", SESSION2);
+	snprintf(e.provider, sizeof(e.provider), "%s", KETW_SAMPLE_NAME);
+	e.filter.level = 4;
+	e.filter.match_any = 1;
+	e.filter.filtered.bits[0] = 1 << 2;
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_ENABLE, &e));
+	sget(SESSION2, "providers", b, BIG);
+	EXPECT_STREQ(KETW_SAMPLE_NAME " level=4 match_any=0x1 match_all=0x0\n", b);
+	sget(SESSION2, "event_set", b, BIG);
+	EXPECT_STREQ(KETW_SAMPLE_NAME ": 2\n", b);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_START, SESSION2));
+	sget(SESSION2, "enable", b, BIG);
+	EXPECT_STREQ("1\n", b);
+	ASSERT_EQ(0, sample_emit(2));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION2));
+	sget(SESSION2, "enable", b, BIG);
+	EXPECT_STREQ("0\n", b);
+	ASSERT_LT(0, sget(SESSION2, "trace", b, BIG));
+	EXPECT_EQ(2, count_lines(b, " provider=" KETW_SAMPLE_NAME " id=1 "));
+
+	/* A reader of the files holds it against KETW_IOC_DESTROY too. */
+	fd2 = open(spath(p, SESSION2, "trace_pipe"), O_RDONLY);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-1, ketw_ref(fd, KETW_IOC_DESTROY, SESSION2));
+	EXPECT_EQ(EBUSY, errno);
+	close(fd2);
+	fd2 = open(spath(p, SESSION2, "enable"), O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION2));
+	EXPECT_FALSE(dir_has(KFS "/sessions", SESSION2));
+	EXPECT_EQ(-ENOENT, sget(SESSION2, "enable", b, BIG));
+	/* A file opened before: the session is gone. */
+	EXPECT_EQ(-1, read(fd2, b, 16));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, write(fd2, "1", 1));
+	EXPECT_EQ(ENODEV, errno);
+	close(fd2);
+	close(fd);
+	free(d.buf);
+}
+
+/* per_cpu/cpuN/trace_pipe_raw maps like /dev/ketw: meta page, then data. */
+TEST_F(kfs, trace_pipe_raw_mmap)
+{
+	struct ketw_meta_page *meta;
+	const unsigned char *data;
+	char p[256];
+	uint32_t c, e, span;
+	int fd, ticks = 0;
+	size_t size;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "policy", "until-full"));
+	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "32"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sample_emit(20));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+
+	fd = open(spath(p, SESSION, "per_cpu/cpu0/trace_pipe_raw"), O_RDWR);
+	ASSERT_LE(0, fd);
+	meta = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, meta);
+	EXPECT_EQ(KETW_META_VERSION, meta->version);
+	EXPECT_EQ(0, meta->cpu);
+	EXPECT_EQ(32 * 1024, meta->data_size);
+	EXPECT_EQ(KETW_POLICY_UNTIL_FULL, meta->policy);
+	size = meta->data_size;
+	data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 4096);
+	ASSERT_NE(MAP_FAILED, data);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, size, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, fd, 4096));
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd,
+				   3 * 4096));
+	/* One consumer: read() stays out while the data is mapped. */
+	EXPECT_EQ(-1, read(fd, p, sizeof(p)));
+	EXPECT_EQ(EBUSY, errno);
+	/* The mapping holds the session, not the file: rmdir still waits. */
+	EXPECT_EQ(-1, rmdir(KFS "/sessions/" SESSION));
+	EXPECT_EQ(EBUSY, errno);
+
+	c = meta->consumed;
+	e = __atomic_load_n(&meta->commit, __ATOMIC_ACQUIRE);
+	while (c != e) {
+		const struct ketw_event_header *h =
+			(const void *)(data + (c & (size - 1)));
+
+		span = KETW_RECORD_SPAN(h->size);
+		ASSERT_LE(KETW_RECORD_ALIGN, span);
+		ticks += is_sample(h);
+		c += span;
+	}
+	__atomic_store_n(&meta->consumed, c, __ATOMIC_RELEASE);
+	EXPECT_EQ(20, ticks);
+	munmap((void *)data, size);
+	munmap(meta, 4096);
+	close(fd);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
+struct churn {
+	volatile int stop;
+	long ops[4];
+};
+
+/* mkdir and rmdir one session. */
+static void *churn_mkdir(void *arg)
+{
+	struct churn *c = arg;
+
+	while (!c->stop) {
+		if (!mkdir(KFS "/sessions/" SESSION, 0700))
+			c->ops[0]++;
+		rmdir(KFS "/sessions/" SESSION);
+	}
+	return NULL;
+}
+
+/* Create and destroy another through /dev/ketw. */
+static void *churn_ioctl(void *arg)
+{
+	struct ketw_session_attr a;
+	struct churn *c = arg;
+	int fd = ketw_open();
+
+	while (fd >= 0 && !c->stop) {
+		ketw_attr_init(&a, SESSION2);
+		a.buffer_kb = 8;
+		if (!ioctl(fd, KETW_IOC_CREATE, &a))
+			c->ops[1]++;
+		ketw_ref(fd, KETW_IOC_START, SESSION2);
+		ketw_ref(fd, KETW_IOC_DESTROY, SESSION2);
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* List the sessions and read their files, whatever comes and goes. */
+static void *churn_read(void *arg)
+{
+	static const char *const files[] = {
+		"status", "stats", "trace", "providers", "enable",
+		"per_cpu/cpu0/stats",
+	};
+	char buf[4096], p[256], name[KETW_NAME_MAX];
+	struct churn *c = arg;
+	struct dirent *de;
+	unsigned int i;
+	DIR *d;
+
+	while (!c->stop) {
+		d = opendir(KFS "/sessions");
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(name, sizeof(name), "%.31s", de->d_name);
+			for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+				if (get(spath(p, name, files[i]), buf,
+					sizeof(buf)) >= 0)
+					c->ops[2]++;
+		}
+		closedir(d);
+	}
+	return NULL;
+}
+
+/* Change the buffers of both, start and stop them. */
+static void *churn_write(void *arg)
+{
+	struct churn *c = arg;
+	unsigned int n = 0;
+
+	while (!c->stop) {
+		const char *name = n & 1 ? SESSION : SESSION2;
+
+		if (!sput(name, "buffer_size_kb", n & 2 ? "4" : "16"))
+			c->ops[3]++;
+		sput(name, "enable", "1");
+		sput(name, "providers", KETW_SAMPLE_NAME);
+		sput(name, "enable", "0");
+		n++;
+	}
+	return NULL;
+}
+
+/* Sessions come and go under readers and writers: nothing breaks. */
+TEST_F(kfs, churn)
+{
+	void *(*fn[])(void *) = {
+		churn_mkdir, churn_ioctl, churn_read, churn_write,
+	};
+	struct churn c = { 0 };
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, fn[i], &c));
+	sleep(3);
+	c.stop = 1;
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	TH_LOG("mkdir %ld, create %ld, reads %ld, resizes %ld",
+	       c.ops[0], c.ops[1], c.ops[2], c.ops[3]);
+	EXPECT_LT(0, c.ops[0]);
+	EXPECT_LT(0, c.ops[1]);
+	EXPECT_LT(0, c.ops[2]);
+	EXPECT_LT(0, c.ops[3]);
+}
+
+/* Without CAP_SYS_ADMIN nothing opens; without root nothing is seen. */
+TEST_F(kfs, unprivileged_refused)
+{
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct __user_cap_header_struct hdr = {
+			.version = _LINUX_CAPABILITY_VERSION_3,
+		};
+		struct __user_cap_data_struct cap[2];
+		int fd;
+
+		/* Root without CAP_SYS_ADMIN. */
+		if (syscall(SYS_capget, &hdr, cap))
+			_exit(10);
+		cap[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+		if (syscall(SYS_capset, &hdr, cap))
+			_exit(11);
+		fd = open(KFS "/sessions/" SESSION "/status", O_RDONLY);
+		if (fd >= 0 || errno != EPERM)
+			_exit(12);
+		if (!mkdir(KFS "/sessions/" SESSION2, 0700) || errno != EPERM)
+			_exit(13);
+		if (!rmdir(KFS "/sessions/" SESSION) || errno != EPERM)
+			_exit(14);
+		/* Nobody: the directories are root's, 0700. */
+		if (setgid(65534) || setuid(65534))
+			_exit(15);
+		fd = open(KFS "/sessions/" SESSION "/status", O_RDONLY);
+		_exit(fd < 0 && errno == EACCES ? 0 : 16);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_TRUE(dir_has(KFS "/sessions", SESSION));
+}
+
+TEST_HARNESS_MAIN
