@@ -43,7 +43,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(TOP)/scripts/deps.
 
 .PHONY: all module tools selftests unit initramfs check vm-check demo \
 	vm-demo shell checkpatch sparse deps clean help kver bench vm-bench \
-	bench-tools
+	bench-tools fuzz
 
 all: module tools selftests
 
@@ -107,7 +107,13 @@ check:
 	$(DEPS)
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) -C tools fuzz-smoke
 	$(MAKE) vm-check
+
+# libFuzzer on the file reader and the template parser and evaluator.
+fuzz:
+	$(DEPS)
+	$(MAKE) -C tools fuzz
 
 vm-check: initramfs
 	INITRD=$(INITRD) $(TOP)/scripts/run-vm.sh check

@@ -9,6 +9,7 @@ pkgs=(
 	make gcc libc6-dev clang
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static cpio gzip xz-utils
+	libclang-rt-14-dev
 	trace-cmd libtracefs-dev libtraceevent-dev
 )
 
