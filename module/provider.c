@@ -14,8 +14,12 @@
 #include <linux/string.h>
 
 #include "ketw_internal.h"
+#include "ketw_trace.h"
 
 static LIST_HEAD(ketw_providers);
+
+/* The ketw_event ftrace event has a probe (ketw_trace_reg()); ketw_mutex. */
+static bool ketw_bridge_on;
 
 static const u8 ketw_zero_guid[KETW_GUID_SIZE];
 
@@ -82,6 +86,9 @@ int ketw_write_flags(struct ketw_provider *prov,
 			stored += ketw_session_log(e->session, prov->guid, desc,
 						   data, len, flags);
 	}
+	/* A patched NOP while the ftrace event is off. */
+	if (trace_ketw_event_enabled() && !nested)
+		trace_ketw_event(prov, desc, data, len, flags);
 
 	if (!nested)
 		this_cpu_and(ketw_recursion, ~bit);
@@ -170,6 +177,25 @@ void ketw_session_enables_free(struct ketw_session *s)
 }
 
 /*
+ * A provider's static branch is on while running sessions enable it
+ * (@sessions: its enable set is, or is about to become, non-empty) or the
+ * ketw_event ftrace event is on: ketw_write() must then reach the write
+ * path.
+ */
+static void ketw_provider_key_sync(struct ketw_provider *prov, bool sessions)
+{
+	bool on = sessions || ketw_bridge_on;
+
+	lockdep_assert_held(&ketw_mutex);
+	if (on == static_key_enabled(&prov->key))
+		return;
+	if (on)
+		static_branch_enable(&prov->key);
+	else
+		static_branch_disable(&prov->key);
+}
+
+/*
  * Replace @prov's enable set by the old one without @drop's entry and
  * with @add (either may be NULL), in one swap, and set the static branch
  * to match.
@@ -204,11 +230,11 @@ static void ketw_provider_update(struct ketw_provider *prov,
 			new = NULL;
 		}
 	}
-	if (new && !old)
-		static_branch_enable(&prov->key);
+	if (new)
+		ketw_provider_key_sync(prov, true);
 	rcu_assign_pointer(prov->enables, new);
-	if (!new && old)
-		static_branch_disable(&prov->key);
+	if (!new)
+		ketw_provider_key_sync(prov, false);
 	if (old)
 		kfree_rcu(old, rcu);
 }
@@ -766,6 +792,8 @@ int ketw_provider_register(struct ketw_provider *prov)
 		ketw_provider_rundown(s, prov, ei);
 		ketw_provider_resync(prov, s);
 	}
+	/* On from the start while the ftrace event is on. */
+	ketw_provider_key_sync(prov, !!rcu_access_pointer(prov->enables));
 out:
 	mutex_unlock(&ketw_mutex);
 	kfree(ei);
@@ -788,7 +816,7 @@ void ketw_provider_unregister(struct ketw_provider *prov)
 	old = rcu_dereference_protected(prov->enables,
 					lockdep_is_held(&ketw_mutex));
 	RCU_INIT_POINTER(prov->enables, NULL);
-	if (old)
+	if (static_key_enabled(&prov->key))
 		static_branch_disable(&prov->key);
 	list_del_init(&prov->node);
 	mutex_unlock(&ketw_mutex);
@@ -797,6 +825,28 @@ void ketw_provider_unregister(struct ketw_provider *prov)
 	kfree(old);
 }
 EXPORT_SYMBOL_GPL(ketw_provider_unregister);
+
+/**
+ * ketw_providers_bridge() - follow the ketw_event ftrace event
+ * @on: the event is getting its first probe (true) or lost its last.
+ *
+ * While the event is on, every provider's static branch is on, so that
+ * ketw_write() reaches ketw_write_flags() and emits it; after, only the
+ * branches of providers that running sessions enable stay on.
+ * Context: process; from the tracepoint's registration callbacks, with
+ * tracepoints_mutex held. ketw_mutex nests inside it: ketw never takes
+ * tracepoint or trace event locks while holding ketw_mutex.
+ */
+void ketw_providers_bridge(bool on)
+{
+	struct ketw_provider *prov;
+
+	mutex_lock(&ketw_mutex);
+	ketw_bridge_on = on;
+	list_for_each_entry(prov, &ketw_providers, node)
+		ketw_provider_key_sync(prov, !!rcu_access_pointer(prov->enables));
+	mutex_unlock(&ketw_mutex);
+}
 
 /* A provider registered from user space, owned by one file. */
 struct ketw_user_prov {

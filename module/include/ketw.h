@@ -4,8 +4,9 @@
  *
  * A provider is a GUID and a name. It logs events described by a
  * descriptor (id, type, level, version, keyword) and an opaque payload.
- * While no running session enables the provider, ketw_write() costs one
- * patched NOP at the call site (a static branch).
+ * While no running session enables the provider and the ftrace event
+ * ketw:ketw_event is off, ketw_write() costs one patched NOP at the call
+ * site (a static branch).
  *
  *	static KETW_PROVIDER(my_prov, "my-driver",
  *			     { 0x6b, 0x65, 0x74, 0x77, ... });	// 16 bytes
@@ -80,8 +81,9 @@ struct ketw_event_descriptor {
 
 /**
  * struct ketw_provider - an event provider; define it with KETW_PROVIDER()
- * @key:     on while at least one running session enables the provider;
- *           ketw patches it, providers only test it (ketw_enabled()).
+ * @key:     on while at least one running session enables the provider,
+ *           or the ftrace event ketw:ketw_event is on; ketw patches it,
+ *           providers only test it (ketw_enabled()).
  * @guid:    the provider's GUID, in the byte order of its textual form.
  * @name:    the provider's name, 1 to KETW_NAME_MAX - 1 characters.
  * @events:  the provider's event descriptors (may be NULL), listed by
@@ -139,13 +141,15 @@ int __ketw_write(struct ketw_provider *prov,
 		 const void *data, size_t len);
 
 /**
- * ketw_enabled() - does any running session enable this provider?
+ * ketw_enabled() - may anyone take this provider's events?
  * @prov: the provider.
  *
- * A static branch: a NOP while no session enables @prov. Use it to skip
- * building a payload that nobody will take.
+ * A static branch: a NOP while no session enables @prov and the ftrace
+ * event ketw:ketw_event is off. Use it to skip building a payload that
+ * nobody will take.
  *
- * Return: true if at least one running session enables @prov.
+ * Return: true if at least one running session enables @prov, or the
+ * ftrace event ketw:ketw_event is on.
  */
 static __always_inline bool ketw_enabled(struct ketw_provider *prov)
 {
