@@ -35,6 +35,8 @@ KETW_TOOL        ?= $(TOOL)
 KETW_TESTS_DIR   ?= $(SELFTESTS_OUT)
 SELFTESTS_SRCDIR ?= $(TOP)/selftests/ketw
 VM_DEBUG         ?= slub_debug=FZPU page_poison=1
+# trace-cmd for selftests/ketw/tracecmd_test (scripts/deps.sh installs it).
+EXTRA_BINS       ?= /usr/bin/trace-cmd
 export KETW_MODULES KETW_TOOL KETW_TESTS_DIR SELFTESTS_SRCDIR EXTRA_BINS
 export VMLINUZ VM_TIMEOUT TEST_TIMEOUT VM_ACCEL VM_CPU VM_SMP VM_MEM \
 	VM_APPEND VM_DEBUG VM_QUIET DMESG_ALLOW
@@ -69,7 +71,7 @@ help:
 	@echo '  kver          print the kernel version, KDIR and VMLINUZ in use'
 	@echo 'knobs: KDIR KVER VMLINUZ NO_DEPS=1 VM_TIMEOUT=600 TEST_TIMEOUT=300'
 	@echo '       VM_ACCEL=tcg VM_CPU VM_SMP VM_MEM VM_APPEND VM_DEBUG VM_QUIET=1'
-	@echo '       EXTRA_BINS="/usr/bin/trace-cmd" KETW_MODULES KETW_TOOL'
+	@echo '       EXTRA_BINS=/usr/bin/trace-cmd (default) KETW_MODULES KETW_TOOL'
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
 	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only)'
 

@@ -17,7 +17,7 @@
 #   /ketw/bench.sh          scripts/guest/bench.sh
 #   /ketw/bench/            each of $KETW_BENCH_FILES (make bench: the
 #                           ketw_bench.ko module and ketw-drain-bench)
-#   <path>                  each of $EXTRA_BINS (e.g. /usr/bin/trace-cmd),
+#   <path>                  each of $EXTRA_BINS (make: /usr/bin/trace-cmd),
 #                           with its shared libraries
 set -euo pipefail
 
@@ -66,7 +66,8 @@ for f in $KETW_BENCH_FILES; do
 done
 
 for b in $EXTRA_BINS; do
-	add_bin "$(command -v "$b")"
+	p=$(command -v "$b") || { echo "mkinitramfs: no $b (EXTRA_BINS; make deps installs trace-cmd)" >&2; exit 1; }
+	add_bin "$p"
 done
 
 # /dev/console also comes from the kernel's built-in initramfs; add it
