@@ -168,6 +168,16 @@ static void map_cpu(int fd, unsigned int cpu, struct mcpu *m)
 	m->data = p;
 }
 
+static void unmap_all(struct mcpu *m, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		munmap((void *)m[i].data, m[i].size);
+		munmap(m[i].meta, META_SIZE);
+	}
+}
+
 /*
  * FLUSH: records between consumed and commit are complete and stay put
  * until consumed moves; take them in place, then give them back.
@@ -257,7 +267,7 @@ int main(int argc, char **argv)
 	uint64_t rd_ns[MAX_ROUNDS], mm_ns[MAX_ROUNDS], rd, mm;
 	struct tally tr, tm, first = { 0 };
 	struct ketw_session_attr attr;
-	unsigned int i, nr;
+	unsigned int i, j, nr;
 	unsigned char *buf;
 	struct mcpu *m;
 	int fd, c;
@@ -315,15 +325,19 @@ int main(int argc, char **argv)
 	buf = malloc((size_t)o.read_kb << 10);
 	if (!m || !buf)
 		die("malloc");
-	/* A streaming reader maps once; the mapping is not part of a drain. */
-	for (i = 0; i < nr; i++)
-		map_cpu(fd, i, &m[i]);
-
 	for (i = 0; i < o.rounds; i++) {
 		load(fd, &o);
 		drain_read(fd, buf, (size_t)o.read_kb << 10, &tr);
+		/*
+		 * read() and a mapped data area exclude each other (one
+		 * consumer per buffer): map for the mmap round only. The
+		 * mapping is not part of the drain's time.
+		 */
+		for (j = 0; j < nr; j++)
+			map_cpu(fd, j, &m[j]);
 		load(fd, &o);
 		drain_mmap(m, nr, &tm);
+		unmap_all(m, nr);
 		if (tr.records != tm.records || tr.bytes != tm.bytes)
 			fail("read() and mmap drained different amounts");
 		if (tr.records < (uint64_t)o.events)
@@ -353,10 +367,6 @@ int main(int argc, char **argv)
 	       (unsigned long long)per_s(first.records, rd),
 	       (unsigned long long)per_s(first.records, mm));
 
-	for (i = 0; i < nr; i++) {
-		munmap((void *)m[i].data, m[i].size);
-		munmap(m[i].meta, META_SIZE);
-	}
 	/* Detach, then remove the session. */
 	close(fd);
 	fd = open(KETW_DEVICE, O_RDWR | O_CLOEXEC);
