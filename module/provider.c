@@ -476,15 +476,22 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 				     const struct ketw_enable *req,
 				     struct ketw_idset **old_set)
 {
+	struct ketw_provider *prov = NULL, *p;
 	struct ketw_session_enable *se, *arr;
 	struct ketw_idset *set = NULL;
 	unsigned int i, w;
 
+	/* A registered provider may be named by GUID now, by name before. */
+	list_for_each_entry(p, &ketw_providers, node)
+		if (ketw_req_names(req->provider, req->guid, p))
+			prov = p;
 	for (i = 0; i < s->nr_enables; i++) {
 		se = &s->enables[i];
 		if (req->provider[0] ?
 		    !strncmp(se->name, req->provider, KETW_NAME_MAX) :
 		    !memcmp(se->guid, req->guid, KETW_GUID_SIZE))
+			break;
+		if (prov && ketw_enable_names(se, prov))
 			break;
 	}
 	if (req->flags & KETW_ENABLE_DISABLE) {

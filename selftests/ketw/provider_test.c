@@ -281,6 +281,37 @@ TEST_F(prov, event_set_filters_ids)
 	EXPECT_EQ(4, c.warn);
 }
 
+/* One enable per provider, whether it is named by GUID or by name. */
+TEST_F(prov, name_and_guid_are_one_enable)
+{
+	struct ketw_enable got;
+	struct counts c;
+
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
+	ASSERT_EQ(0, enable(self->fd, SESSION, NULL, sample_guid,
+			    KETW_LEVEL_VERBOSE, 0, 0, NULL, 0, 0));
+	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+			    KETW_LEVEL_WARNING, 0, 0, NULL, 0, 0));
+	memset(&got, 0, sizeof(got));
+	got.size = sizeof(got);
+	strcpy(got.session, SESSION);
+	memcpy(got.guid, sample_guid, 16);
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_GET_FILTER, &got));
+	EXPECT_EQ(KETW_LEVEL_WARNING, got.filter.level);
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
+	ASSERT_EQ(0, sample_emit(6));
+	ASSERT_EQ(0, emit_warn(3));
+	/* Disabling by name removes what was enabled by GUID. */
+	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL, 0, 0, 0,
+			    NULL, 0, KETW_ENABLE_DISABLE));
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_GET_FILTER, &got));
+	EXPECT_EQ(0, got.filter.enabled);
+	ASSERT_EQ(0, emit_warn(4));
+	stop_and_count(_metadata, self->fd, SESSION, &self->d, &c);
+	EXPECT_EQ(0, c.tick);
+	EXPECT_EQ(3, c.warn);
+}
+
 /* A provider no session enables logs nothing anywhere. */
 TEST_F(prov, disabled_provider_logs_nothing)
 {
