@@ -176,17 +176,6 @@ static const struct ketwfs_entry *ketwfs_entries(u8 kind, unsigned int *n)
 
 /* ---- the registry and the session list, by name (ketw_mutex held) ---- */
 
-static struct ketw_session *ketwfs_find_session(const char *name)
-{
-	struct ketw_session *s;
-
-	lockdep_assert_held(&ketw_mutex);
-	list_for_each_entry(s, &ketw_sessions, node)
-		if (!strncmp(s->attr.name, name, KETW_NAME_MAX))
-			return s;
-	return NULL;
-}
-
 /* Can @name be a file name here? */
 static bool ketwfs_name_ok(const char *name)
 {
@@ -320,7 +309,7 @@ static struct dentry *ketwfs_lookup(struct inode *dir, struct dentry *dentry,
 	switch (pi->kind) {
 	case KFS_SESSIONS:
 		mutex_lock(&ketw_mutex);
-		found = ketwfs_find_session(name);
+		found = __ketw_session_find(name);
 		mutex_unlock(&ketw_mutex);
 		kind = KFS_SESSION;
 		mode = S_IFDIR | 0700;
@@ -409,7 +398,7 @@ static int ketwfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return -ECHILD;
 	mutex_lock(&ketw_mutex);
 	if (ki->kind == KFS_SESSION) {
-		ok = ketwfs_find_session(ki->session);
+		ok = __ketw_session_find(ki->session);
 	} else {
 		prov = ketwfs_find_provider(ki->provider, NULL);
 		ok = prov && (ki->kind == KFS_PROVIDER ||
@@ -1107,7 +1096,7 @@ static int ketwfs_get_entry(struct ketw_enable *req, struct ketw_filter *f)
 	unsigned int i;
 
 	mutex_lock(&ketw_mutex);
-	s = ketwfs_find_session(req->session);
+	s = __ketw_session_find(req->session);
 	for (i = 0; s && i < s->nr_enables; i++) {
 		if (ketwfs_entry_is(&s->enables[i], req)) {
 			*f = s->enables[i].filter;
@@ -1233,7 +1222,7 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 	} else {
 		/* Every provider the session enables, as it names them. */
 		mutex_lock(&ketw_mutex);
-		s = ketwfs_find_session(ki->session);
+		s = __ketw_session_find(ki->session);
 		for (i = 0; s && i < s->nr_enables; i++) {
 			const struct ketw_session_enable *se = &s->enables[i];
 
@@ -2065,28 +2054,6 @@ static __poll_t ketwfs_raw_poll(struct file *file, struct poll_table_struct *pt)
 	       READ_ONCE(p->s->state) == KETW_STATE_SUSPENDED ? EPOLLHUP : 0;
 }
 
-/* A mapping holds its session, as one of /dev/ketw does. */
-static void ketwfs_vm_open(struct vm_area_struct *vma)
-{
-	struct ketw_session *s = vma->vm_private_data;
-
-	kref_get(&s->kref);
-	ketw_ring_vma_open(s->ring, vma);
-}
-
-static void ketwfs_vm_close(struct vm_area_struct *vma)
-{
-	struct ketw_session *s = vma->vm_private_data;
-
-	ketw_ring_vma_close(s->ring, vma);
-	ketw_session_put(s);
-}
-
-static const struct vm_operations_struct ketwfs_vm_ops = {
-	.open	= ketwfs_vm_open,
-	.close	= ketwfs_vm_close,
-};
-
 /*
  * Offset 0: the CPU's meta page; PAGE_SIZE: its data area. The offsets of
  * /dev/ketw for this CPU (KETW_MMAP_CPU(cpu), and the meta page's
@@ -2096,19 +2063,12 @@ static int ketwfs_raw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketwfs_pipe *p = file->private_data;
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	int err;
 
 	if (off == 0 || off == PAGE_SIZE)
 		vma->vm_pgoff += KETW_MMAP_CPU(p->cpu) >> PAGE_SHIFT;
 	else if (off >> KETW_MMAP_CPU_SHIFT != (u64)p->cpu)
 		return -EINVAL;
-	err = ketw_ring_mmap(p->s->ring, vma);
-	if (err)
-		return err;
-	vma->vm_ops = &ketwfs_vm_ops;
-	vma->vm_private_data = p->s;
-	kref_get(&p->s->kref);	/* ketw_ring_mmap() counted the area */
-	return 0;
+	return ketw_session_mmap(p->s, vma);
 }
 
 static const struct file_operations ketwfs_raw_fops = {

@@ -475,31 +475,6 @@ static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 }
 
 /*
- * A mapping holds its session (the file may attach elsewhere later), so
- * the ring's counters stay valid until the last part is unmapped.
- */
-static void ketw_vm_open(struct vm_area_struct *vma)
-{
-	struct ketw_session *s = vma->vm_private_data;
-
-	kref_get(&s->kref);
-	ketw_ring_vma_open(s->ring, vma);
-}
-
-static void ketw_vm_close(struct vm_area_struct *vma)
-{
-	struct ketw_session *s = vma->vm_private_data;
-
-	ketw_ring_vma_close(s->ring, vma);
-	ketw_session_put(s);
-}
-
-static const struct vm_operations_struct ketw_vm_ops = {
-	.open	= ketw_vm_open,
-	.close	= ketw_vm_close,
-};
-
-/*
  * See KETW_MMAP_CPU() in the uapi header for the layout. A data area is
  * mapped by one consumer at a time, and not while a read() runs (EBUSY):
  * two consumers would corrupt each other's position.
@@ -508,17 +483,10 @@ static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketw_file *kf = file->private_data;
 	struct ketw_session *s = kf->session;
-	int err;
 
 	if (kf->user_only || !s)
 		return -EINVAL;
-	err = ketw_ring_mmap(s->ring, vma);
-	if (err)
-		return err;
-	vma->vm_ops = &ketw_vm_ops;
-	vma->vm_private_data = s;
-	kref_get(&s->kref);	/* ketw_ring_mmap() counted the area */
-	return 0;
+	return ketw_session_mmap(s, vma);
 }
 
 static const struct file_operations ketw_fops = {

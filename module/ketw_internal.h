@@ -123,6 +123,7 @@ struct ketw_session_enable {
 int ketw_session_create(struct ketw_session_attr *attr,
 			struct ketw_session **out);
 struct ketw_session *ketw_session_get(const char *name);
+struct ketw_session *__ketw_session_find(const char *name);
 void ketw_session_put(struct ketw_session *s);
 int ketw_session_start(struct ketw_session *s);
 int ketw_session_stop(struct ketw_session *s);
@@ -143,6 +144,7 @@ int ketw_session_status(struct ketw_session *s,
 			struct ketw_session_status *st);
 int ketw_session_flush(struct ketw_session *s);
 int ketw_session_rundown(struct ketw_session *s);
+int ketw_session_mmap(struct ketw_session *s, struct vm_area_struct *vma);
 void ketw_sessions_destroy_all(void);
 
 /* provider.c */

@@ -6,6 +6,7 @@
 #include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -34,7 +35,15 @@ static bool ketw_name_valid(const char *name)
 	return true;
 }
 
-static struct ketw_session *__ketw_session_find(const char *name)
+/**
+ * __ketw_session_find() - look a session up by name, without a reference
+ * @name: the name (need not be NUL-terminated within KETW_NAME_MAX).
+ *
+ * Context: ketw_mutex held; the session is valid while it is.
+ *
+ * Return: the session, or NULL.
+ */
+struct ketw_session *__ketw_session_find(const char *name)
 {
 	struct ketw_session *s;
 
@@ -783,4 +792,48 @@ int ketw_session_rundown(struct ketw_session *s)
 		ketw_providers_rundown(s);
 	mutex_unlock(&ketw_mutex);
 	return err;
+}
+
+/*
+ * A mapping holds its session (a file may attach elsewhere later), so the
+ * ring's counters stay valid until the last part is unmapped.
+ */
+static void ketw_session_vm_open(struct vm_area_struct *vma)
+{
+	struct ketw_session *s = vma->vm_private_data;
+
+	kref_get(&s->kref);
+	ketw_ring_vma_open(s->ring, vma);
+}
+
+static void ketw_session_vm_close(struct vm_area_struct *vma)
+{
+	struct ketw_session *s = vma->vm_private_data;
+
+	ketw_ring_vma_close(s->ring, vma);
+	ketw_session_put(s);
+}
+
+static const struct vm_operations_struct ketw_session_vm_ops = {
+	.open	= ketw_session_vm_open,
+	.close	= ketw_session_vm_close,
+};
+
+/**
+ * ketw_session_mmap() - map a part of a session's buffers
+ * @s:   the session.
+ * @vma: the new mapping; vm_pgoff in the layout of KETW_MMAP_CPU().
+ *
+ * Return: 0; the errors of ketw_ring_mmap().
+ */
+int ketw_session_mmap(struct ketw_session *s, struct vm_area_struct *vma)
+{
+	int err = ketw_ring_mmap(s->ring, vma);
+
+	if (err)
+		return err;
+	vma->vm_ops = &ketw_session_vm_ops;
+	vma->vm_private_data = s;
+	kref_get(&s->kref);	/* ketw_ring_mmap() counted the area */
+	return 0;
 }
