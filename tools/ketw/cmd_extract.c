@@ -19,25 +19,14 @@
 
 #include "ketw.h"
 
-struct extract {
-	struct ketw_cpu_buf *cpus;
-	unsigned int nr_cpus;
-	uint64_t records;
-	uint64_t bytes;		/* their spans */
-	uint64_t bad_cpu;	/* records naming a CPU the session lacks */
-	uint64_t total;		/* bytes pending at the start, for progress */
-	uint64_t raced;		/* LOOP: records writers took while we copied */
-	struct ketw_progress progress;
-};
-
-static void extract_progress(struct extract *x)
+static void extract_progress(struct ketw_drain *x)
 {
 	ketw_progress_update(&x->progress, x->bytes, x->total, x->records);
 }
 
 static int extract_record(const struct ketw_record *rec, void *ctx)
 {
-	struct extract *x = ctx;
+	struct ketw_drain *x = ctx;
 
 	if (rec->cpu >= x->nr_cpus) {
 		x->bad_cpu++;
@@ -74,7 +63,7 @@ static uint64_t extract_bound(const struct ketw_session_attr *attr,
 static int extract_read(int fd, const char *name,
 			const struct ketw_session_attr *attr,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			struct extract *x)
+			struct ketw_drain *x)
 {
 	uint64_t bytes;
 	unsigned int cpu;
@@ -99,32 +88,13 @@ static int extract_read(int fd, const char *name,
  * mmap: each CPU's buffer up to its commit position now, so that a busy
  * running session cannot keep us reading forever.
  */
-static int extract_mmap(int fd, const char *name,
-			const struct ketw_session_attr *attr, const bool *valid,
-			struct extract *x)
+static int extract_mmap(const char *name, const struct ketw_session_attr *attr,
+			struct ketw_drain *x)
 {
-	struct ketw_mmap *m;
+	struct ketw_mmap *m = x->m;
 	unsigned int cpu;
-	int err, ret = 0;
+	int err;
 
-	m = calloc(attr->nr_cpus, sizeof(*m));
-	if (!m)
-		return ketw_error("out of memory");
-	for (cpu = 0; cpu < attr->nr_cpus; cpu++) {
-		if (!valid[cpu])
-			continue;
-		err = ketw_mmap_map(fd, cpu, &m[cpu]);
-		if (err == -EPROTO) {
-			ret = ketw_error("session '%s': cpu %u: the kernel's meta page is not one this ketw knows (try --read)",
-					 name, cpu);
-			goto out;
-		}
-		if (err) {
-			ret = ketw_error("cannot map the buffer of cpu %u of session '%s': %s (try --read)",
-					 cpu, name, strerror(-err));
-			goto out;
-		}
-	}
 	/* Mark every CPU before draining any. */
 	for (cpu = 0; cpu < attr->nr_cpus; cpu++)
 		if (m[cpu].meta)
@@ -132,40 +102,110 @@ static int extract_mmap(int fd, const char *name,
 	for (cpu = 0; cpu < attr->nr_cpus; cpu++) {
 		if (!m[cpu].meta)
 			continue;
+		m[cpu].dropped = m[cpu].torn = 0;
 		err = ketw_mmap_consume(&m[cpu], extract_record, x);
-		if (err == -EBADMSG) {
-			ret = ketw_error("session '%s': cpu %u: malformed record in the mapped buffer",
-					 name, cpu);
-			goto out;
-		}
-		if (err) {
-			ret = ketw_error("cannot read session '%s': %s", name,
-					 strerror(-err));
-			goto out;
-		}
 		x->raced += m[cpu].dropped + m[cpu].torn;
+		if (err == -EBADMSG)
+			return ketw_error("session '%s': cpu %u: malformed record in the mapped buffer",
+					  name, cpu);
+		if (err)
+			return ketw_error("cannot read session '%s': %s", name,
+					  strerror(-err));
 		extract_progress(x);
 	}
-out:
+	return 0;
+}
+
+int ketw_drain_begin(struct ketw_drain *d, int fd, const char *name,
+		     const struct ketw_session_attr *attr, bool use_read)
+{
+	unsigned int cpu;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	/* Mapping may take long too: the progress starts now. */
+	ketw_progress_init(&d->progress, "extract");
+	d->use_read = use_read;
+	d->nr_cpus = attr->nr_cpus;
+	d->cpus = calloc(attr->nr_cpus, sizeof(*d->cpus));
+	if (!d->cpus)
+		return ketw_error("out of memory");
+	if (use_read)
+		return 0;
+	d->m = calloc(attr->nr_cpus, sizeof(*d->m));
+	if (!d->m)
+		return ketw_error("out of memory");
+	for (cpu = 0; cpu < attr->nr_cpus; cpu++) {
+		err = ketw_mmap_map(fd, cpu, &d->m[cpu]);
+		if (err == -EINVAL)	/* not a possible CPU */
+			continue;
+		if (err == -EPROTO)
+			return ketw_error("session '%s': cpu %u: the kernel's meta page is not one this ketw knows (try --read)",
+					  name, cpu);
+		if (err)
+			return ketw_error("cannot map the buffer of cpu %u of session '%s': %s (try --read)",
+					  cpu, name, strerror(-err));
+	}
+	return 0;
+}
+
+int ketw_drain_pass(struct ketw_drain *d, int fd, const char *name,
+		    const struct ketw_session_attr *attr,
+		    const struct ketw_cpu_stats *st, const bool *valid)
+{
+	if (d->use_read)
+		return extract_read(fd, name, attr, st, valid, d);
+	return extract_mmap(name, attr, d);
+}
+
+void ketw_drain_end(struct ketw_drain *d)
+{
+	unsigned int cpu;
+
+	if (d->m)
+		for (cpu = 0; cpu < d->nr_cpus; cpu++)
+			ketw_mmap_unmap(&d->m[cpu]);
+	free(d->m);
+	d->m = NULL;
+	ketw_cpu_bufs_free(d->cpus, d->nr_cpus);
+	d->cpus = NULL;
+}
+
+void ketw_drain_summary(const struct ketw_drain *d, const char *name,
+			const char *path, const struct ketw_session_attr *attr,
+			const struct ketw_cpu_stats *st)
+{
+	uint64_t lost = 0;
+	unsigned int cpu;
+
 	for (cpu = 0; cpu < attr->nr_cpus; cpu++)
-		ketw_mmap_unmap(&m[cpu]);
-	free(m);
-	return ret;
+		lost += st[cpu].lost_full + st[cpu].overwritten +
+			st[cpu].lost_busy + st[cpu].lost_nested;
+	printf("session %s: %llu records (%llu bytes) from %u cpus written to %s\n",
+	       name, (unsigned long long)d->records,
+	       (unsigned long long)d->bytes, attr->nr_cpus, path);
+	if (lost)
+		printf("session %s: %llu events lost or overwritten in the kernel (see 'ketw report %s')\n",
+		       name, (unsigned long long)lost, path);
+	if (d->raced)
+		printf("session %s: writers overwrote %llu records while they were being extracted (counted as overwritten, not in %s)\n",
+		       name, (unsigned long long)d->raced, path);
+	if (d->bad_cpu)
+		ketw_error("warning: %llu records named a cpu the session does not have; they were left out",
+			   (unsigned long long)d->bad_cpu);
 }
 
 int cmd_extract(int argc, char **argv)
 {
 	const char *name = KETW_DEFAULT_SESSION, *path = KETW_DEFAULT_FILE;
 	struct ketw_session_attr attr;
-	struct extract x = { 0 };
+	struct ketw_drain x = { 0 };
 	static const struct option longopts[] = {
 		{ "read", no_argument, NULL, KETW_OPT_READ },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, use_read = false;
-	uint64_t lost = 0;
-	unsigned int cpu;
 	int c, fd, err, ret = KETW_EXIT_OK;
 
 	while ((c = ketw_getopt_long(argc, argv, "s:o:", longopts,
@@ -210,11 +250,9 @@ int cmd_extract(int argc, char **argv)
 				 attr.nr_cpus);
 		goto out_close;
 	}
-	x.nr_cpus = attr.nr_cpus;
-	x.cpus = calloc(attr.nr_cpus, sizeof(*x.cpus));
 	st = calloc(attr.nr_cpus, sizeof(*st));
 	valid = calloc(attr.nr_cpus, sizeof(*valid));
-	if (!x.cpus || !st || !valid) {
+	if (!st || !valid) {
 		ret = ketw_error("out of memory");
 		goto out_free;
 	}
@@ -222,11 +260,9 @@ int cmd_extract(int argc, char **argv)
 	if (ret)
 		goto out_free;
 
-	ketw_progress_init(&x.progress, "extract");
-	if (use_read)
-		ret = extract_read(fd, name, &attr, st, valid, &x);
-	else
-		ret = extract_mmap(fd, name, &attr, valid, &x);
+	ret = ketw_drain_begin(&x, fd, name, &attr, use_read);
+	if (!ret)
+		ret = ketw_drain_pass(&x, fd, name, &attr, st, valid);
 	ketw_progress_end(&x.progress);
 	if (ret)
 		goto out_free;
@@ -243,23 +279,9 @@ int cmd_extract(int argc, char **argv)
 	ret = ketw_trace_write(path, &attr, x.cpus, st, valid);
 	if (ret)
 		goto out_free;
-	for (cpu = 0; cpu < attr.nr_cpus; cpu++)
-		lost += st[cpu].lost_full + st[cpu].overwritten +
-			st[cpu].lost_busy + st[cpu].lost_nested;
-	printf("session %s: %llu records (%llu bytes) from %u cpus written to %s\n",
-	       name, (unsigned long long)x.records,
-	       (unsigned long long)x.bytes, attr.nr_cpus, path);
-	if (lost)
-		printf("session %s: %llu events lost or overwritten in the kernel (see 'ketw report %s')\n",
-		       name, (unsigned long long)lost, path);
-	if (x.raced)
-		printf("session %s: writers overwrote %llu records while they were being extracted (counted as overwritten, not in %s)\n",
-		       name, (unsigned long long)x.raced, path);
-	if (x.bad_cpu)
-		ketw_error("warning: %llu records named a cpu the session does not have; they were left out",
-			   (unsigned long long)x.bad_cpu);
+	ketw_drain_summary(&x, name, path, &attr, st);
 out_free:
-	ketw_cpu_bufs_free(x.cpus, x.nr_cpus);
+	ketw_drain_end(&x);
 	free(st);
 	free(valid);
 out_close:

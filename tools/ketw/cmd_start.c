@@ -2,7 +2,8 @@
 /*
  * ketw start: create a session, enable its providers (-p, -x), start it.
  * The enables come before START, so that the rundown and the filters
- * apply from the first event.
+ * apply from the first event. The options and the starting are shared
+ * with ketw record (ketw_start_*()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,148 +11,175 @@
 
 #include "ketw.h"
 
-int cmd_start(int argc, char **argv)
+void ketw_start_init(struct ketw_start *s, const char *cmd)
 {
-	static const struct option longopts[] = {
-		{ "no-rundown", no_argument, NULL, KETW_OPT_NO_RUNDOWN },
-		{ "provider", required_argument, NULL, 'p' },
-		{ "filter-out", required_argument, NULL, 'x' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *name = KETW_DEFAULT_SESSION;
-	static struct ketw_enables en;
-	struct ketw_session_attr attr;
-	unsigned int level = 0, policy = 0, clock = 0, flags = 0;
-	uint64_t buffer_kb = 0, max_data = 0, any = 0, all = 0, watermark = 0;
-	int c, fd, err, ret = KETW_EXIT_OK;
+	*s = (struct ketw_start){ .cmd = cmd, .name = KETW_DEFAULT_SESSION };
+	ketw_enables_init(&s->en, cmd, false);
+}
 
-	ketw_enables_init(&en, argv[0], false);
-	while ((c = ketw_getopt_long(argc, argv, "s:b:l:k:K:m:P:C:w:p:x:",
-				     longopts, &ret)) != -1) {
-		switch (c) {
-		case 'p':
-			ret = ketw_enables_add(&en, optarg);
-			break;
-		case 'x':
-			ret = ketw_enables_add_x(&en, optarg);
-			break;
-		case KETW_OPT_NO_RUNDOWN:
-			flags |= KETW_SESSION_NO_RUNDOWN;
-			break;
-		case 's':
-			name = optarg;
-			ret = ketw_check_session_name(argv[0], name);
-			break;
-		case 'b':
-			ret = ketw_opt_u64(argv[0], c, optarg,
-					   "a number of KiB", KETW_BUFFER_KB_MIN,
-					   KETW_BUFFER_KB_MAX, &buffer_kb);
-			break;
-		case 'l':
-			if (ketw_parse_level(optarg, &level))
-				ret = ketw_usage_error(argv[0],
-					"-l: '%s' is not a level (critical, error, warning, info, verbose, all, or 0..5)",
-					optarg);
-			break;
-		case 'k':
-			ret = ketw_opt_u64(argv[0], c, optarg,
-					   "a keyword mask", 0, UINT64_MAX, &any);
-			break;
-		case 'K':
-			ret = ketw_opt_u64(argv[0], c, optarg,
-					   "a keyword mask", 0, UINT64_MAX, &all);
-			break;
-		case 'm':
-			ret = ketw_opt_u64(argv[0], c, optarg,
-					   "a number of bytes", 1,
-					   KETW_MAX_DATA_SIZE, &max_data);
-			break;
-		case 'P':
-			if (ketw_parse_policy(optarg, &policy))
-				ret = ketw_usage_error(argv[0],
-					"-P: '%s' is not a policy (loop, until-full, flush)",
-					optarg);
-			break;
-		case 'w':
-			ret = ketw_opt_u64(argv[0], c, optarg,
-					   "a percentage", 1, 100, &watermark);
-			break;
-		case 'C':
-			if (ketw_parse_clock(optarg, &clock))
-				ret = ketw_usage_error(argv[0],
-					"-C: '%s' is not a clock (mono, boot, local)",
-					optarg);
-			break;
-		default:
-			return ret;
-		}
-		if (ret)
-			return ret;
+void ketw_start_free(struct ketw_start *s)
+{
+	ketw_enables_free(&s->en);
+}
+
+int ketw_start_option(struct ketw_start *s, int c, const char *arg)
+{
+	const char *cmd = s->cmd;
+
+	switch (c) {
+	case 'p':
+		return ketw_enables_add(&s->en, arg);
+	case 'x':
+		return ketw_enables_add_x(&s->en, arg);
+	case KETW_OPT_NO_RUNDOWN:
+		s->flags |= KETW_SESSION_NO_RUNDOWN;
+		return 0;
+	case 's':
+		s->name = arg;
+		return ketw_check_session_name(cmd, arg);
+	case 'b':
+		return ketw_opt_u64(cmd, c, arg, "a number of KiB",
+				    KETW_BUFFER_KB_MIN, KETW_BUFFER_KB_MAX,
+				    &s->buffer_kb);
+	case 'l':
+		if (ketw_parse_level(arg, &s->level))
+			return ketw_usage_error(cmd,
+				"-l: '%s' is not a level (critical, error, warning, info, verbose, all, or 0..5)",
+				arg);
+		return 0;
+	case 'k':
+		return ketw_opt_u64(cmd, c, arg, "a keyword mask", 0,
+				    UINT64_MAX, &s->any);
+	case 'K':
+		return ketw_opt_u64(cmd, c, arg, "a keyword mask", 0,
+				    UINT64_MAX, &s->all);
+	case 'm':
+		return ketw_opt_u64(cmd, c, arg, "a number of bytes", 1,
+				    KETW_MAX_DATA_SIZE, &s->max_data);
+	case 'P':
+		if (ketw_parse_policy(arg, &s->policy))
+			return ketw_usage_error(cmd,
+				"-P: '%s' is not a policy (loop, until-full, flush)",
+				arg);
+		return 0;
+	case 'w':
+		return ketw_opt_u64(cmd, c, arg, "a percentage", 1, 100,
+				    &s->watermark);
+	case 'C':
+		if (ketw_parse_clock(arg, &s->clock))
+			return ketw_usage_error(cmd,
+				"-C: '%s' is not a clock (mono, boot, local)",
+				arg);
+		return 0;
+	default:
+		return -1;
 	}
-	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-	if (en.nr_x && !en.nr)
-		return ketw_usage_error(argv[0],
+}
+
+int ketw_start_check(struct ketw_start *s)
+{
+	if (s->en.nr_x && !s->en.nr)
+		return ketw_usage_error(s->cmd,
 					"-x needs its provider enabled with -p");
+	return 0;
+}
 
-	ketw_session_attr_init(&attr, name);
-	attr.flags = flags;
-	attr.buffer_kb = buffer_kb;
-	attr.level = level;
-	attr.match_any = any;
-	attr.match_all = all;
-	attr.max_data_size = max_data;
-	attr.policy = policy;
-	attr.clock = clock;
-	attr.watermark = watermark;
+int ketw_start_session(struct ketw_start *s, int fd)
+{
+	struct ketw_session_attr *attr = &s->attr;
+	const char *name = s->name;
+	int err, ret;
 
-	fd = ketw_open_device(0);
-	if (fd < 0)
-		return KETW_EXIT_ERROR;
-	if (en.nr) {
-		ret = ketw_enables_resolve(&en, fd, name, level, any, all);
+	ketw_session_attr_init(attr, name);
+	attr->flags = s->flags;
+	attr->buffer_kb = s->buffer_kb;
+	attr->level = s->level;
+	attr->match_any = s->any;
+	attr->match_all = s->all;
+	attr->max_data_size = s->max_data;
+	attr->policy = s->policy;
+	attr->clock = s->clock;
+	attr->watermark = s->watermark;
+
+	if (s->en.nr) {
+		ret = ketw_enables_resolve(&s->en, fd, name, s->level, s->any,
+					   s->all);
 		if (ret)
-			goto out_close;
+			return ret;
 	}
-	err = ketw_session_create(fd, &attr);
+	err = ketw_session_create(fd, attr);
 	if (err) {
 		if (err == -EINVAL)
-			ret = ketw_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer)",
-					 name, (unsigned long long)buffer_kb,
-					 (unsigned long long)max_data);
-		else
-			ret = ketw_session_error("create", name, err);
-		goto out_close;
+			return ketw_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer)",
+					  name, (unsigned long long)s->buffer_kb,
+					  (unsigned long long)s->max_data);
+		return ketw_session_error("create", name, err);
 	}
-	ret = ketw_enables_apply(&en, fd, name);
+	ret = ketw_enables_apply(&s->en, fd, name);
 	if (ret) {
 		ketw_session_destroy(fd, name);
-		goto out_close;
+		return ret;
 	}
 	err = ketw_session_start(fd, name);
 	if (err) {
 		ret = ketw_session_error("start", name, err);
 		/* Leave nothing half made behind. */
 		ketw_session_destroy(fd, name);
-		goto out_close;
+		return ret;
 	}
 	printf("session %s: running (policy %s, %u KiB x %u cpus, clock %s, max data %u, ",
-	       attr.name, ketw_or(ketw_policy_name(attr.policy), "?"),
-	       attr.buffer_kb, attr.nr_cpus,
-	       ketw_or(ketw_clock_name(attr.clock), "?"), attr.max_data_size);
-	if (!en.nr)
+	       attr->name, ketw_or(ketw_policy_name(attr->policy), "?"),
+	       attr->buffer_kb, attr->nr_cpus,
+	       ketw_or(ketw_clock_name(attr->clock), "?"),
+	       attr->max_data_size);
+	if (!s->en.nr)
 		printf("level %s, match_any 0x%llx, match_all 0x%llx, ",
-		       attr.level ? ketw_or(ketw_level_name(attr.level), "?") :
-				    "all",
-		       (unsigned long long)attr.match_any,
-		       (unsigned long long)attr.match_all);
-	printf("watermark %u%%%s)%s\n", attr.watermark,
-	       attr.flags & KETW_SESSION_NO_RUNDOWN ? ", no rundown" : "",
-	       en.nr ? ", taking only these providers:" : "");
-	ketw_enables_print(&en, fd, name);
-out_close:
-	ketw_enables_free(&en);
+		       attr->level ?
+		       ketw_or(ketw_level_name(attr->level), "?") : "all",
+		       (unsigned long long)attr->match_any,
+		       (unsigned long long)attr->match_all);
+	printf("watermark %u%%%s)%s\n", attr->watermark,
+	       attr->flags & KETW_SESSION_NO_RUNDOWN ? ", no rundown" : "",
+	       s->en.nr ? ", taking only these providers:" : "");
+	ketw_enables_print(&s->en, fd, name);
+	return KETW_EXIT_OK;
+}
+
+int cmd_start(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		KETW_START_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct ketw_start s;
+	int c, fd, r, ret = KETW_EXIT_OK;
+
+	ketw_start_init(&s, argv[0]);
+	while ((c = ketw_getopt_long(argc, argv, KETW_START_OPTSTRING,
+				     longopts, &ret)) != -1) {
+		r = ketw_start_option(&s, c, optarg);
+		if (r < 0)	/* '?': ketw_getopt_long() set ret */
+			goto out;
+		ret = r;
+		if (ret)
+			goto out;
+	}
+	if (optind < argc) {
+		ret = ketw_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
+		goto out;
+	}
+	ret = ketw_start_check(&s);
+	if (ret)
+		goto out;
+	fd = ketw_open_device(0);
+	if (fd < 0) {
+		ret = KETW_EXIT_ERROR;
+		goto out;
+	}
+	ret = ketw_start_session(&s, fd);
 	close(fd);
+out:
+	ketw_start_free(&s);
 	return ret;
 }

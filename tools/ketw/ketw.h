@@ -168,6 +168,13 @@ void ketw_progress_end(struct ketw_progress *p);
 /* A JSON string, quoted and escaped, on stdout. */
 void ketw_json_string(const char *s, size_t max);
 
+/* ---- cmd_start.c: the options and the starting of start and record ---- */
+
+#define KETW_START_OPTSTRING	"s:b:l:k:K:m:P:C:w:p:x:"
+#define KETW_START_LONGOPTS \
+	{ "no-rundown", no_argument, NULL, KETW_OPT_NO_RUNDOWN }, \
+	{ "provider", required_argument, NULL, 'p' }, \
+	{ "filter-out", required_argument, NULL, 'x' }
 /* ---- enable.c: the -p and -x options of start, enable and disable ---- */
 
 struct ketw_enable_opt {
@@ -222,5 +229,68 @@ char *ketw_filter_text(const struct ketw_filter *f, char *buf, size_t len);
 /* "    takes warn(2); leaves out tick(1)" and a newline (nothing if nr = 0) */
 void ketw_print_events_taken(const struct ketw_filter *f,
 			     const struct ketw_event_info *ev, unsigned int nr);
+
+/* ---- cmd_start.c (continued) ---- */
+
+struct ketw_start {
+	const char *cmd;		/* for usage errors */
+	const char *name;		/* -s */
+	struct ketw_enables en;		/* -p, -x */
+	unsigned int level, policy, clock, flags;
+	uint64_t buffer_kb, max_data, any, all, watermark;
+	struct ketw_session_attr attr;	/* as created (ketw_start_session) */
+};
+
+void ketw_start_init(struct ketw_start *s, const char *cmd);
+void ketw_start_free(struct ketw_start *s);
+/*
+ * One option of KETW_START_OPTSTRING or KETW_START_LONGOPTS: 0, 2 after
+ * a usage error, or -1 if @c is not one of them.
+ */
+int ketw_start_option(struct ketw_start *s, int c, const char *arg);
+/* After the options: 0, or 2 after a usage error. */
+int ketw_start_check(struct ketw_start *s);
+/*
+ * Create the session, enable its providers, start it and print what
+ * runs. Nothing is left behind on failure. 0, 1 or 2 after a message.
+ */
+int ketw_start_session(struct ketw_start *s, int fd);
+
+/* ---- cmd_extract.c: draining a session, shared with record ---- */
+
+struct ketw_drain {
+	struct ketw_cpu_buf *cpus;
+	unsigned int nr_cpus;
+	bool use_read;		/* read() rather than mmap */
+	struct ketw_mmap *m;	/* mmap: one per CPU (meta NULL: none) */
+	uint64_t records;
+	uint64_t bytes;		/* their spans */
+	uint64_t bad_cpu;	/* records naming a CPU the session lacks */
+	uint64_t total;		/* bytes pending at the start, for progress */
+	uint64_t raced;		/* LOOP: records writers took while we copied */
+	struct ketw_progress progress;
+};
+
+/*
+ * Set up the drain of session @name (@fd attached, read-write): the
+ * per-CPU buffers and, unless @use_read, the mappings. 0, or 1 after a
+ * message; ketw_drain_end() in either case.
+ */
+int ketw_drain_begin(struct ketw_drain *d, int fd, const char *name,
+		     const struct ketw_session_attr *attr, bool use_read);
+/*
+ * One pass: what every CPU has committed now (mmap), or what is pending
+ * plus a buffer per CPU (read(), @st and @valid the counters now).
+ * 0, or 1 after a message.
+ */
+int ketw_drain_pass(struct ketw_drain *d, int fd, const char *name,
+		    const struct ketw_session_attr *attr,
+		    const struct ketw_cpu_stats *st, const bool *valid);
+/* Unmap and free (the mappings and the collected records). */
+void ketw_drain_end(struct ketw_drain *d);
+/* Print the summary of a drain written to @path (extract, record). */
+void ketw_drain_summary(const struct ketw_drain *d, const char *name,
+			const char *path, const struct ketw_session_attr *attr,
+			const struct ketw_cpu_stats *st);
 
 #endif /* _KETW_CLI_H */
