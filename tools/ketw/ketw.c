@@ -11,6 +11,7 @@
 const struct ketw_cmd ketw_cmds[] = {
 	{ "list",    cmd_list,    "list the providers and their events" },
 	{ "start",   cmd_start,   "create a session and start tracing" },
+	{ "record",  cmd_record,  "start a session, save its records to a trace file until stopped, remove it" },
 	{ "stop",    cmd_stop,    "stop tracing (the session keeps its records)" },
 	{ "extract", cmd_extract, "save a session's records to a trace file" },
 	{ "report",  cmd_report,  "print a trace file" },

@@ -37,6 +37,7 @@ const char *ketw_usage_text(const char *cmd);
 void ketw_usage_print(const char *cmd);	/* on stdout */
 
 int cmd_start(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_extract(int argc, char **argv);

@@ -71,6 +71,28 @@ static const struct {
 "  ketw start -s net -p ketw-sample:warning -p my-net:verbose:0x1/0x100 \\\n"
 "             -x my-net:7,9-12\n" },
 
+	{ "record",
+"usage: ketw record [-s NAME] [-b KB] [-l LEVEL] [-k MATCH_ANY] [-K MATCH_ALL]\n"
+"                   [-m MAX_DATA] [-P POLICY] [-C CLOCK] [-w PERCENT]\n"
+"                   [--no-rundown] [-p PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]]]...\n"
+"                   [-x PROVIDER:ID[,ID...]]... [-o FILE] [-d SECONDS]\n"
+"                   [-n EVENTS] [--read]\n"
+"\n"
+"Create and start session NAME as 'ketw start' does (same options), drain\n"
+"its buffers as 'ketw extract' does until Ctrl-C (SIGINT or SIGTERM), -d\n"
+"seconds or -n records, then stop it, drain what is left, write FILE\n"
+"(default trace.ketw) and remove the session. Prints the records written\n"
+"and the events lost; on a terminal a progress line shows on stderr.\n"
+"\n"
+"  -o FILE       the trace file to write\n"
+"  -d SECONDS    stop after this many seconds (1..4294967295)\n"
+"  -n EVENTS     stop once this many records were drained (the records\n"
+"                logged before the stop are written too)\n"
+"  --read        drain with read() instead of mapping the buffers\n"
+"\n"
+"Example:\n"
+"  ketw record -p ketw-sample:info -d 10 -o sample.ketw\n" },
+
 	{ "list",
 "usage: ketw list [-p PROVIDER] [--json]\n"
 "\n"

@@ -98,7 +98,7 @@ TEST(cli_help)
 {
 	const char *const cmds[] = {
 		"start", "stop", "extract", "report", "show", "reset", "help",
-		"status", "snapshot", "flush",
+		"status", "snapshot", "flush", "record",
 	};
 	char *out = NULL, *err = NULL;
 	unsigned int i;
@@ -527,6 +527,48 @@ TEST(cli_extract_losses_reported)
 	free(o);
 	free(e);
 	run_expect(fake_env, ARGS("reset", "-s", "full"), 0, NULL);
+}
+
+TEST(cli_record)
+{
+	const char *f = test_path("record.ketw"), *g = test_path("record2.ketw");
+	char *o = NULL, *e = NULL;
+
+	/* Bad options: exit 2, before any device is opened. */
+	run_expect(NO_DEV, ARGS("record", "-d", "0"), 2, "-d: 0 is out of range");
+	run_expect(NO_DEV, ARGS("record", "-n", "x"), 2, "-n: 'x' is not");
+	run_expect(NO_DEV, ARGS("record", "-P", "never"), 2, "is not a policy");
+	run_expect(NO_DEV, ARGS("record", "-o", ""), 2, "-o: empty file name");
+	run_expect(NO_DEV, ARGS("record", "-q"), 2, "unknown option -q");
+	run_expect(NO_DEV, ARGS("record", "extra"), 2, "unexpected argument");
+	run_expect(NO_DEV, ARGS("record", "-x", "ketw-sample:1"), 2,
+		   "-x needs its provider enabled with -p");
+	run_expect(NO_DEV, ARGS("record", "-n", "5"), 1, NULL);
+
+	if (!fake_setup("record.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	/* -n: START, the rundown, 10 ticks and the STOP; then removed. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("record", "-s", "r", "-n", "5",
+					       "-o", f), &o, &e), 0);
+	CHECK_CONTAINS(o, "session r: running (policy loop");
+	CHECK_CONTAINS(o, "session r: 18 records (2752 bytes) from 2 cpus written to ");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("show", "-s", "r"), 1, "does not exist");
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", f), &o, &e), 0);
+	CHECK_CONTAINS(o, "event=tick");
+	CHECK_CONTAINS(o, "STOP: explicit stop");
+	free(o);
+	free(e);
+	/* -d with read(), a filter and no rundown. */
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("record", "-s", "r2", "-d", "1",
+					       "--read", "--no-rundown",
+					       "-l", "error", "-o", g),
+				&o, &e), 0);
+	CHECK_CONTAINS(o, "session r2: 2 records");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("reset", "-s", "r2"), 1, "does not exist");
 }
 
 TEST(cli_extract_errors)
