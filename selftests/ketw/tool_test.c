@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ketw tool against the real module: start, emit with the sample
+ * provider, stop, extract, then report with a format template, and the
+ * decoded text must be exactly what the sample logged.
+ */
+#include "ketw_test.h"
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+
+#define TOOL	"/ketw/ketw"
+#define SESSION	"tool_test"
+
+static const char template_text[] =
+	"provider ketw-sample\n"
+	"1 L=KERN \"tick\" \"index=\" U4 \" magic=\" X4 \" value=\" U8\n"
+	"2 L=APPL \"warn\" \"index=\" U4 \" code=\" U4 \" text=\" A0\n";
+
+/* Run a shell command; its stdout and stderr go to *out (malloc'ed). */
+static int run(const char *cmd, char **out)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	FILE *f;
+	int st;
+
+	if (!buf)
+		return -1;
+	f = popen(cmd, "r");
+	if (!f) {
+		free(buf);
+		return -1;
+	}
+	for (;;) {
+		size_t n;
+
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			if (!buf)
+				return -1;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		if (!n)
+			break;
+		len += n;
+	}
+	buf[len] = 0;
+	st = pclose(f);
+	*out = buf;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay += strlen(needle))
+		n++;
+	return n;
+}
+
+FIXTURE(tool) {
+	char *out;
+};
+
+FIXTURE_SETUP(tool)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(TOOL, &st)) TH_LOG("the ketw tool is not in the guest");
+	ketw_cleanup(SESSION);
+	self->out = NULL;
+}
+
+FIXTURE_TEARDOWN(tool)
+{
+	ketw_cleanup(SESSION);
+	free(self->out);
+}
+
+TEST_F(tool, record_then_report_with_template)
+{
+	char line[128];
+	int fd, i;
+
+	fd = open("/tmp/sample.tmpl", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(template_text),
+		  write(fd, template_text, strlen(template_text)));
+	close(fd);
+
+	ASSERT_EQ(0, run(TOOL " start -s " SESSION " -p ketw-sample 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+	free(self->out);
+	self->out = NULL;
+	ASSERT_EQ(0, sample_emit(3));
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_warn"), "2"));
+	ASSERT_EQ(0, run(TOOL " stop -s " SESSION " 2>&1 && "
+			 TOOL " extract -s " SESSION " -o /tmp/tool.ketw 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+	free(self->out);
+	self->out = NULL;
+	ASSERT_EQ(0, run(TOOL " report -R -t /tmp/sample.tmpl /tmp/tool.ketw 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+
+	/* tick i: value 3i + 1; warn i: code 5i, text "warning". */
+	for (i = 0; i < 3; i++) {
+		snprintf(line, sizeof(line),
+			 "tick index=%d magic=6b657477 value=%d\n", i, 3 * i + 1);
+		EXPECT_EQ(1, count(self->out, line))
+			TH_LOG("'%s' not once in:\n%s", line, self->out);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof(line),
+			 "warn index=%d code=%d text=warning\n", i, 5 * i);
+		EXPECT_EQ(1, count(self->out, line))
+			TH_LOG("'%s' not once in:\n%s", line, self->out);
+	}
+	EXPECT_EQ(3, count(self->out, "tick index="));
+	EXPECT_EQ(2, count(self->out, "warn index="));
+	/*
+	 * Payload lines are indented by 4, plus the template's column:
+	 * L=KERN 8, L=APPL 0 (Documentation/ketw-templates.rst).
+	 */
+	EXPECT_EQ(3, count(self->out, "\n            tick index="));
+	EXPECT_EQ(2, count(self->out, "\n    warn index="));
+}
+
+/* Errors name the problem and use the documented exit codes. */
+TEST_F(tool, errors_and_exit_codes)
+{
+	EXPECT_EQ(1, run(TOOL " stop -s no_such_session 2>&1", &self->out));
+	EXPECT_NE(NULL, strstr(self->out, "no_such_session")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(2, run(TOOL " start -b 12x 2>&1", &self->out));
+	EXPECT_NE(NULL, strstr(self->out, "12x")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(1, run(TOOL " report /tmp/does-not-exist.ketw 2>&1", &self->out));
+}
+
+TEST_HARNESS_MAIN
