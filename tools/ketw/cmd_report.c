@@ -14,12 +14,288 @@
 #include "ketw.h"
 #include "template_report.h"
 
+#define REPORT_MAX_FILTERS	64
+
+/* Long options without a short form. */
+enum {
+	REPORT_OPT_PROVIDER = 0x200,
+	REPORT_OPT_LEVEL,
+	REPORT_OPT_CPU,
+	REPORT_OPT_PID,
+	REPORT_OPT_FROM,
+	REPORT_OPT_TO,
+	REPORT_OPT_NO_SYSTEM,
+};
+
 struct report_opts {
 	bool payload;		/* print payloads (-N: no) */
 	bool records;		/* print records (-H: no) */
 	bool hex;		/* -X: every payload in hex, GUIDs, no names */
 	bool rundown;		/* print the rundown records (-R: no) */
+	bool json;		/* --json: JSON Lines, one object per record */
+	/* Filters, applied to the merged records. */
+	struct ketw_provider_ref providers[REPORT_MAX_FILTERS];
+	unsigned int nr_providers;
+	unsigned int level;		/* 0: any */
+	unsigned int cpus[REPORT_MAX_FILTERS];
+	unsigned int nr_cpus;
+	bool pid_set;
+	uint32_t pid;
+	bool from_set, to_set;
+	uint64_t from, to;		/* ns of the trace clock */
+	bool no_system;
 };
+
+/*
+ * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
+ * -EINVAL if it is not that.
+ */
+static int report_parse_time(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	unsigned int digits = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > (UINT64_MAX / 1000000000ull - 9) / 10)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (++digits > 9)
+				return -EINVAL;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+		}
+		if (!digits)
+			return -EINVAL;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (*p)
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+/* Does @rec pass the filters? System events pass --provider, --level and --pid. */
+static bool report_keep(const struct ketw_record *rec,
+			const struct ketw_registry *reg,
+			const struct report_opts *o)
+{
+	const struct ketw_event_header *h = rec->hdr;
+	bool sys = h->flags & KETW_RECORD_SYSTEM;
+	unsigned int i;
+
+	if (o->nr_cpus) {
+		for (i = 0; i < o->nr_cpus && o->cpus[i] != rec->cpu; i++)
+			;
+		if (i == o->nr_cpus)
+			return false;
+	}
+	if (o->from_set && h->timestamp < o->from)
+		return false;
+	if (o->to_set && h->timestamp > o->to)
+		return false;
+	if (sys)
+		return !o->no_system;
+	if (o->pid_set && h->process_id != o->pid)
+		return false;
+	if (o->level && h->level > o->level)
+		return false;
+	if (o->nr_providers) {
+		const char *name = ketw_registry_provider_name(reg,
+							h->provider_guid);
+
+		for (i = 0; i < o->nr_providers; i++)
+			if (ketw_provider_ref_names(&o->providers[i],
+						    h->provider_guid, name))
+				return true;
+		return false;
+	}
+	return true;
+}
+
+/* ---- --json ------------------------------------------------------- */
+
+static void json_hex(const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < n; i++)
+		printf("%02x", p[i]);
+	putchar('"');
+}
+
+/* Bytes as a JSON string: up to a NUL or @n; other bytes as \u00XX. */
+static void json_bytes(const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < n && p[i]; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			printf("\\%c", p[i]);
+		else if (p[i] < 0x20 || p[i] >= 0x7f)
+			printf("\\u%04x", p[i]);
+		else
+			putchar(p[i]);
+	}
+	putchar('"');
+}
+
+static uint64_t json_uint(const unsigned char *p, unsigned int w, bool swapped)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	/* The writer's byte order: ours, or the other one. */
+	for (i = 0; i < w; i++) {
+		unsigned int b = i;
+
+		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? swapped : !swapped)
+			b = w - 1 - i;	/* big-endian bytes */
+		v |= (uint64_t)p[i] << (8 * b);
+	}
+	return v;
+}
+
+static unsigned int json_int_width(unsigned int type)
+{
+	switch (type) {
+	case KETW_FIELD_U8: case KETW_FIELD_S8:
+		return 1;
+	case KETW_FIELD_U16: case KETW_FIELD_S16:
+		return 2;
+	case KETW_FIELD_U32: case KETW_FIELD_S32: case KETW_FIELD_HEX32:
+		return 4;
+	case KETW_FIELD_U64: case KETW_FIELD_S64: case KETW_FIELD_HEX64:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* One field's value: numbers, strings, GUIDs, hex strings; null if missing. */
+static void json_field(const struct ketw_field_info *fi,
+		       const unsigned char *data, size_t len, bool swapped)
+{
+	unsigned int w = json_int_width(fi->type);
+	size_t off = fi->offset, n;
+	char guid[KETW_GUID_STR_LEN];
+	uint64_t v;
+
+	if (fi->type == KETW_FIELD_GUID)
+		w = KETW_GUID_SIZE;
+	/* As the text decoder: missing, untrusted sizes in hex. */
+	if (off > len || (w && off + w > len)) {
+		printf("null");
+		return;
+	}
+	if (w && fi->size && fi->size != w) {
+		n = fi->size < len - off ? fi->size : len - off;
+		json_hex(data + off, n);
+		return;
+	}
+	if (fi->type == KETW_FIELD_GUID) {
+		printf("\"%s\"", ketw_guid_format(data + off, guid));
+		return;
+	}
+	if (w) {
+		v = json_uint(data + off, w, swapped);
+		switch (fi->type) {
+		case KETW_FIELD_S8: case KETW_FIELD_S16:
+		case KETW_FIELD_S32: case KETW_FIELD_S64:
+			if (w < 8 && (v & (1ull << (8 * w - 1))))
+				v |= ~0ull << (8 * w);
+			printf("%lld", (long long)v);
+			return;
+		case KETW_FIELD_HEX32: case KETW_FIELD_HEX64:
+			printf("\"0x%llx\"", (unsigned long long)v);
+			return;
+		default:
+			printf("%llu", (unsigned long long)v);
+			return;
+		}
+	}
+	n = len - off;
+	if (fi->size && fi->size < n)
+		n = fi->size;
+	if (fi->type == KETW_FIELD_STRING)
+		json_bytes(data + off, n);
+	else
+		json_hex(data + off, n);	/* binary, odd sizes, unknown */
+}
+
+static void json_record(const struct ketw_record *rec,
+			const struct ketw_registry *reg, bool swapped,
+			const struct report_opts *o)
+{
+	const struct ketw_event_header *h = rec->hdr;
+	bool sys = h->flags & KETW_RECORD_SYSTEM;
+	const struct ketw_event_info *ev = NULL;
+	char guid[KETW_GUID_STR_LEN], fname[KETW_FIELD_NAME_MAX + 1];
+	const char *pname, *lname;
+	unsigned int i, nr;
+
+	if (!sys)
+		ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
+					 h->version);
+	pname = ketw_registry_provider_name(reg, h->provider_guid);
+	if (!pname && sys && ketw_guid_is_zero(h->provider_guid))
+		pname = KETW_SYSTEM_PROVIDER_NAME;
+	printf("{\"cpu\":%u,\"ts\":\"%llu.%09llu\",\"timestamp\":%llu,\"pid\":%u,\"tid\":%u,\"seq\":%llu,\"guid\":\"%s\"",
+	       rec->cpu,
+	       (unsigned long long)(h->timestamp / 1000000000ull),
+	       (unsigned long long)(h->timestamp % 1000000000ull),
+	       (unsigned long long)h->timestamp, h->process_id, h->thread_id,
+	       (unsigned long long)h->sequence,
+	       ketw_guid_format(h->provider_guid, guid));
+	if (pname) {
+		printf(",\"provider\":");
+		ketw_json_string(pname, KETW_NAME_MAX);
+	}
+	printf(",\"type\":%u,\"level\":%u", h->type, h->level);
+	lname = ketw_level_name(h->level);
+	if (lname && h->level)
+		printf(",\"level_name\":\"%s\"", lname);
+	printf(",\"version\":%u,\"id\":%u", h->version, h->event_id);
+	if (sys && ketw_sys_event_name(h->event_id))
+		printf(",\"event\":\"%s\"", ketw_sys_event_name(h->event_id));
+	else if (ev) {
+		printf(",\"event\":");
+		ketw_json_string(ev->name, sizeof(ev->name));
+	}
+	printf(",\"keyword\":%llu,\"flags\":%u,\"system\":%s,\"truncated\":%s,\"len\":%zu",
+	       (unsigned long long)h->keyword, h->flags,
+	       sys ? "true" : "false",
+	       h->flags & KETW_RECORD_TRUNCATED ? "true" : "false",
+	       rec->data_len);
+	if (ev && o->payload) {
+		nr = ev->nr_fields < KETW_MAX_FIELDS ? ev->nr_fields :
+						       KETW_MAX_FIELDS;
+		printf(",\"fields\":{");
+		for (i = 0; i < nr; i++) {
+			const struct ketw_field_info *fi = &ev->fields[i];
+
+			memcpy(fname, fi->name, sizeof(fi->name));
+			fname[sizeof(fi->name)] = '\0';
+			if (i)
+				putchar(',');
+			ketw_json_string(fname, sizeof(fname));
+			putchar(':');
+			json_field(fi, rec->data, rec->data_len, swapped);
+		}
+		putchar('}');
+	} else if (o->payload) {
+		printf(",\"payload\":");
+		json_hex(rec->data, rec->data_len);
+	}
+	printf("}\n");
+}
 
 /* What the file's rundown holds. */
 struct report_rundown {
@@ -237,6 +513,16 @@ static int report_records(struct ketw_input *in,
 	int err;
 
 	while (ketw_input_next(in, &rec) > 0) {
+		if (!report_keep(&rec, reg, o))
+			continue;
+		if (o->json) {
+			if (!o->rundown && ketw_record_is_rundown(&rec))
+				continue;
+			json_record(&rec, reg, swapped, o);
+			if (ferror(stdout))
+				return -EIO;
+			continue;
+		}
 		err = o->hex ? report_record_hex(&rec, o) :
 			       report_record(&rec, reg, swapped, o);
 		if (err)
@@ -250,10 +536,19 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "hex", no_argument, NULL, 'X' },
 		{ "no-rundown", no_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, KETW_OPT_JSON },
+		{ "provider", required_argument, NULL, REPORT_OPT_PROVIDER },
+		{ "level", required_argument, NULL, REPORT_OPT_LEVEL },
+		{ "cpu", required_argument, NULL, REPORT_OPT_CPU },
+		{ "pid", required_argument, NULL, REPORT_OPT_PID },
+		{ "from", required_argument, NULL, REPORT_OPT_FROM },
+		{ "to", required_argument, NULL, REPORT_OPT_TO },
+		{ "no-system", no_argument, NULL, REPORT_OPT_NO_SYSTEM },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t v;
 	const char *path = KETW_DEFAULT_FILE;
-	struct report_opts o = {
+	static struct report_opts o = {
 		.payload = true, .records = true, .rundown = true,
 	};
 	struct report_rundown rd = { 0 };
@@ -284,6 +579,57 @@ int cmd_report(int argc, char **argv)
 		case 'i':	/* trace-cmd's spelling */
 			path = optarg;
 			break;
+		case KETW_OPT_JSON:
+			o.json = true;
+			break;
+		case REPORT_OPT_PROVIDER:
+			if (o.nr_providers == REPORT_MAX_FILTERS)
+				return ketw_usage_error(argv[0],
+					"--provider: at most %d", REPORT_MAX_FILTERS);
+			if (ketw_provider_ref_parse(optarg,
+					&o.providers[o.nr_providers++]))
+				return ketw_usage_error(argv[0],
+					"--provider: '%s' is not a provider name or GUID",
+					optarg);
+			break;
+		case REPORT_OPT_LEVEL:
+			if (ketw_parse_level(optarg, &o.level))
+				return ketw_usage_error(argv[0],
+					"--level: '%s' is not a level (critical, error, warning, info, verbose, all, or 0..5)",
+					optarg);
+			break;
+		case REPORT_OPT_CPU:
+			if (o.nr_cpus == REPORT_MAX_FILTERS)
+				return ketw_usage_error(argv[0],
+					"--cpu: at most %d", REPORT_MAX_FILTERS);
+			if (ketw_parse_u64(optarg, UINT32_MAX, &v))
+				return ketw_usage_error(argv[0],
+					"--cpu: '%s' is not a cpu number", optarg);
+			o.cpus[o.nr_cpus++] = (unsigned int)v;
+			break;
+		case REPORT_OPT_PID:
+			if (ketw_parse_u64(optarg, UINT32_MAX, &v))
+				return ketw_usage_error(argv[0],
+					"--pid: '%s' is not a process id", optarg);
+			o.pid = (uint32_t)v;
+			o.pid_set = true;
+			break;
+		case REPORT_OPT_FROM:
+		case REPORT_OPT_TO:
+			if (report_parse_time(optarg, c == REPORT_OPT_FROM ?
+					      &o.from : &o.to))
+				return ketw_usage_error(argv[0],
+					"--%s: '%s' is not SECONDS[.FRACTION]",
+					c == REPORT_OPT_FROM ? "from" : "to",
+					optarg);
+			if (c == REPORT_OPT_FROM)
+				o.from_set = true;
+			else
+				o.to_set = true;
+			break;
+		case REPORT_OPT_NO_SYSTEM:
+			o.no_system = true;
+			break;
 		default:
 			return ret;
 		}
@@ -307,8 +653,16 @@ int cmd_report(int argc, char **argv)
 				 strerror(-err));
 		goto out;
 	}
-	if (!o.hex)
+	if (!o.hex && !o.json)
 		ketw_template_report_bind(in);
+	if (o.json) {
+		err = report_records(in, rd.reg, &o);
+		if (err == -ENOMEM)
+			ret = ketw_error("out of memory");
+		else if (err)
+			ret = ketw_error("writing the report failed");
+		goto out;
+	}
 	report_summary(path, in, &rd, o.hex);
 	if (o.records) {
 		printf("\n");

@@ -6,6 +6,7 @@
  * either byte order.
  */
 #include <byteswap.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -573,4 +574,344 @@ TEST(cli_report_rundown_options)
 	CHECK_CONTAINS(o, "rundown:  2 providers");
 	free(o);
 	free(e);
+}
+
+/*
+ * The blocks of golden_records (a record line and its indented lines)
+ * whose record line starts with "  cpu=C ts=T" for one of @keys ("C T").
+ */
+static char *golden_pick(const char *const *keys)
+{
+	size_t len = strlen(golden_records);
+	char *out = calloc(1, len + 1), want[64];
+	const char *p = golden_records, *end;
+	bool keep = false;
+	unsigned int i;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		end = strchr(p, '\n');
+		end = end ? end + 1 : p + strlen(p);
+		if (!strncmp(p, "  cpu=", 6)) {
+			keep = false;
+			for (i = 0; keys[i]; i++) {
+				char cpu[8], ts[32];
+
+				if (sscanf(keys[i], "%7s %31s", cpu, ts) != 2)
+					continue;
+				snprintf(want, sizeof(want), "  cpu=%s ts=%s ",
+					 cpu, ts);
+				if (!strncmp(p, want, strlen(want)))
+					keep = true;
+			}
+		}
+		if (keep)
+			strncat(out, p, (size_t)(end - p));
+		p = end;
+	}
+	return out;
+}
+
+#define SYSTEM_KEYS "0 1.000000000", "0 1.000000100", "0 1.000000200", \
+	"0 1.000000300", "0 1.000000400", "0 1.000000500", "0 1.000000600", \
+	"0 1.000008000", "0 1.000009000"
+
+static void check_filter(const char *path, const char *const *argv,
+			 const char *const *keys)
+{
+	const char *args[16];
+	char *o = NULL, *e = NULL, *want;
+	unsigned int n = 0;
+
+	args[n++] = "report";
+	for (; *argv && n < 14; argv++)
+		args[n++] = *argv;
+	args[n++] = path;
+	args[n] = NULL;
+	want = golden_pick(keys);
+	ASSERT(want != NULL);
+	ASSERT_EQ(test_run_ketw(NULL, args, &o, &e), 0);
+	if (!CHECK_STR(records_part(o), want))
+		printf("--- %s %s: got:\n%s--- want:\n%s", args[1],
+		       args[2], records_part(o), want);
+	CHECK_STR(e, "");
+	free(want);
+	free(o);
+	free(e);
+}
+
+#define FARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+TEST(cli_report_filters)
+{
+	const char *path = test_path("rundown-filters.ketw");
+
+	ASSERT_EQ(write_rundown_trace(path, false), 0);
+	check_filter(path, FARGS("--provider", "ketw-sample"),
+		     FARGS(SYSTEM_KEYS, "0 1.000001000", "1 1.000001500",
+			   "0 1.000002000", "0 1.000003000", "0 1.000004000",
+			   "0 1.000007000"));
+	/* By GUID, repeatable, a name and a GUID. */
+	check_filter(path, FARGS("--provider",
+				 "11223344-5566-7788-99aa-bbccddeeff00",
+				 "--provider", "my-app"),
+		     FARGS(SYSTEM_KEYS, "0 1.000005000", "0 1.000006000"));
+	check_filter(path, FARGS("--provider",
+				 "6b657477-7361-6d70-6c65-000000000001",
+				 "--no-system"),
+		     FARGS("0 1.000001000", "1 1.000001500", "0 1.000002000",
+			   "0 1.000003000", "0 1.000004000", "0 1.000007000"));
+	/* --level: the highest level kept. */
+	check_filter(path, FARGS("--level", "error"),
+		     FARGS(SYSTEM_KEYS, "0 1.000006000"));
+	check_filter(path, FARGS("--level", "4", "--no-system"),
+		     FARGS("0 1.000001000", "1 1.000001500", "0 1.000003000",
+			   "0 1.000004000", "0 1.000005000", "0 1.000006000",
+			   "0 1.000007000"));
+	/* --cpu applies to every record. */
+	check_filter(path, FARGS("--cpu", "1"), FARGS("1 1.000001500"));
+	check_filter(path, FARGS("--cpu", "1", "--cpu", "0", "--no-system"),
+		     FARGS("0 1.000001000", "1 1.000001500", "0 1.000002000",
+			   "0 1.000003000", "0 1.000004000", "0 1.000005000",
+			   "0 1.000006000", "0 1.000007000"));
+	check_filter(path, FARGS("--pid", "78"), FARGS(SYSTEM_KEYS));
+	check_filter(path, FARGS("--pid", "77", "--cpu", "0", "--no-system"),
+		     FARGS("0 1.000001000", "0 1.000002000", "0 1.000003000",
+			   "0 1.000004000", "0 1.000005000", "0 1.000006000",
+			   "0 1.000007000"));
+	/* --from and --to, inclusive, in the trace clock: every record. */
+	check_filter(path, FARGS("--from", "1.000002", "--to", "1.000005"),
+		     FARGS("0 1.000002000", "0 1.000003000", "0 1.000004000",
+			   "0 1.000005000"));
+	check_filter(path, FARGS("--from", "1.000008"),
+		     FARGS("0 1.000008000", "0 1.000009000"));
+	check_filter(path, FARGS("--to", "1", "--cpu", "0"),
+		     FARGS("0 1.000000000"));
+}
+
+TEST(cli_report_filter_usage_errors)
+{
+	static const char *const bad[][3] = {
+		{ "--level", "loud", "--level: 'loud' is not a level" },
+		{ "--cpu", "x", "--cpu: 'x' is not a cpu number" },
+		{ "--pid", "-1", "--pid: '-1' is not a process id" },
+		{ "--from", "1.", "--from: '1.' is not SECONDS[.FRACTION]" },
+		{ "--to", "1.0000000001", "--to: '1.0000000001' is not" },
+		{ "--from", ".5", "is not SECONDS[.FRACTION]" },
+		{ "--provider", "", "--provider: '' is not a provider" },
+		{ "--provider", "00000000-0000-0000-0000-000000000000",
+		  "is not a provider name or GUID" },
+	};
+	char *o = NULL, *e = NULL;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(test_run_ketw(NULL, FARGS("report", bad[i][0],
+						   bad[i][1], "x.ketw"),
+				       &o, &e), 2);
+		CHECK_CONTAINS(e, bad[i][2]);
+		free(o);
+		free(e);
+	}
+}
+
+/* ---- a small JSON validator: one value, RFC 8259 ---- */
+
+static const char *json_value(const char *p, int depth);
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *json_str(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!isxdigit((unsigned char)p[i]))
+						return NULL;
+				p += 4;
+			} else if (!strchr("\"\\/bfnrt", *p) || !*p) {
+				return NULL;
+			}
+		}
+		p++;
+	}
+	return p + 1;
+}
+
+static const char *json_num(const char *p)
+{
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (isdigit((unsigned char)*p))
+			p++;
+	else
+		return NULL;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return NULL;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return p;
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	bool obj;
+
+	if (depth > 32)
+		return NULL;
+	p = json_ws(p);
+	if (*p == '"')
+		return json_str(p);
+	if (*p == '{' || *p == '[') {
+		obj = *p++ == '{';
+		p = json_ws(p);
+		if (*p == (obj ? '}' : ']'))
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				p = json_str(json_ws(p));
+				if (!p)
+					return NULL;
+				p = json_ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			p = json_value(p, depth + 1);
+			if (!p)
+				return NULL;
+			p = json_ws(p);
+			if (*p == ',') {
+				p++;
+				continue;
+			}
+			return *p == (obj ? '}' : ']') ? p + 1 : NULL;
+		}
+	}
+	if (!strncmp(p, "true", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	if (!strncmp(p, "null", 4))
+		return p + 4;
+	return json_num(p);
+}
+
+/* Every line one JSON object; returns the number of lines, -1 if bad. */
+static int json_lines_check(const char *s, bool verbose)
+{
+	char line[8192];
+	const char *nl, *end;
+	int n = 0;
+
+	while (*s) {
+		nl = strchr(s, '\n');
+		if (!nl || (size_t)(nl - s) >= sizeof(line))
+			return -1;
+		memcpy(line, s, (size_t)(nl - s));
+		line[nl - s] = '\0';
+		end = line[0] == '{' ? json_value(line, 0) : NULL;
+		if (!end || *end) {
+			if (verbose)
+				printf("    bad JSON line: %s\n", line);
+			return -1;
+		}
+		n++;
+		s = nl + 1;
+	}
+	return n;
+}
+
+TEST(json_validator_self_test)
+{
+	CHECK_EQ(json_lines_check("{\"a\":[1,-2.5e3,true,null,{\"b\":\"\\u00e9\\n\"}]}\n", false), 1);
+	CHECK_EQ(json_lines_check("{\"a\":\"\x01\"}\n", false), -1);
+	CHECK_EQ(json_lines_check("{\"a\":01}\n", false), -1);
+	CHECK_EQ(json_lines_check("{\"a\":\"\\x41\"}\n", false), -1);
+	CHECK_EQ(json_lines_check("{\"a\":1,}\n", false), -1);
+	CHECK_EQ(json_lines_check("{\"a\" 1}\n", false), -1);
+}
+
+static const char golden_json[] =
+"{\"cpu\":0,\"ts\":\"1.000001000\",\"timestamp\":1000001000,\"pid\":77,\"tid\":77,\"seq\":7,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":4,\"level_name\":\"INFO\",\"version\":2,\"id\":1,\"event\":\"tick\",\"keyword\":1,\"flags\":0,\"system\":false,\"truncated\":false,\"len\":19,\"fields\":{\"index\":3,\"magic\":\"0x6b657477\",\"value\":10,\"tail\":\"030405\"}}\n"
+"{\"cpu\":0,\"ts\":\"1.000002000\",\"timestamp\":1000002000,\"pid\":77,\"tid\":77,\"seq\":8,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":5,\"level_name\":\"VERBOSE\",\"version\":1,\"id\":3,\"event\":\"all\",\"keyword\":8,\"flags\":0,\"system\":false,\"truncated\":false,\"len\":66,\"fields\":{\"u8\":200,\"u16\":65535,\"s8\":-5,\"s16\":-300,\"s32\":-70000,\"u32\":4000000000,\"s64\":-1,\"h64\":\"0xdeadbeef00c0ffee\",\"id\":\"6b657477-7361-6d70-6c65-000000000001\",\"str\":\"a\\\"\\\\\\u000a\\u0001zzz\",\"bin\":\"deadbeef\",\"odd\":\"0102\",\"new\":\"dead\",\"late\":null,\"rest\":\"ok\"}}\n"
+"{\"cpu\":0,\"ts\":\"1.000003000\",\"timestamp\":1000003000,\"pid\":77,\"tid\":77,\"seq\":9,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":4,\"level_name\":\"INFO\",\"version\":1,\"id\":9,\"keyword\":1,\"flags\":0,\"system\":false,\"truncated\":false,\"len\":9,\"payload\":\"6e696e656279746573\"}\n";
+
+TEST(cli_report_json)
+{
+	const char *path = test_path("rundown-json.ketw");
+	const char *spath = test_path("rundown-json-swapped.ketw");
+	char *o = NULL, *e = NULL, *o2 = NULL;
+	unsigned char *img;
+	size_t len;
+
+	ASSERT_EQ(write_rundown_trace(path, false), 0);
+	/* Every record, the rundown too: valid JSON Lines, no summary. */
+	ASSERT_EQ(test_run_ketw(NULL, FARGS("report", "--json", path), &o, &e),
+		  0);
+	CHECK_EQ(json_lines_check(o, true), 17);
+	CHECK_CONTAINS(o, "\"event\":\"PROVIDER\"");
+	CHECK_CONTAINS(o, "\"provider\":\"my-app\"");
+	CHECK_CONTAINS(o, ",\"guid\":\"11223344-5566-7788-99aa-bbccddeeff00\",\"type\":10,");
+	CHECK_CONTAINS(o, "\"truncated\":true,\"len\":10,\"fields\":{\"index\":7,\"magic\":\"0x6b657477\",\"value\":null,\"tail\":null}}\n");
+	CHECK_CONTAINS(o, "\"event\":\"STOP\",\"keyword\":0,\"flags\":1,\"system\":true,\"truncated\":false,\"len\":8,\"payload\":\"");
+	CHECK_STR(e, "");
+	free(o);
+	free(e);
+	/* Exact lines, with filters; -R leaves the rundown out. */
+	ASSERT_EQ(test_run_ketw(NULL, FARGS("report", "--json", "-R",
+					    "--cpu", "0", "--from", "1.000001",
+					    "--to", "1.000003", path), &o, &e), 0);
+	CHECK_STR(o, golden_json);
+	free(o);
+	free(e);
+	/* The other byte order: the same decoded fields. */
+	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+		ASSERT_EQ(write_rundown_trace(spath, true), 0);
+		img = test_slurp(spath, &len);
+		ASSERT(img != NULL);
+		test_swap_file(img, len);
+		ASSERT_EQ(test_spit(spath, img, len), 0);
+		free(img);
+		ASSERT_EQ(test_run_ketw(NULL, FARGS("report", "--json", "-R",
+						    "--cpu", "0", "--from",
+						    "1.000001", "--to",
+						    "1.000002", spath),
+					&o2, &e), 0);
+		{
+			char *want = strndup(golden_json,
+					     strstr(golden_json, "\n{\"cpu\":0,\"ts\":\"1.000003000") + 1 - golden_json);
+
+			ASSERT(want != NULL);
+			CHECK_STR(o2, want);
+			free(want);
+		}
+		free(o2);
+		free(e);
+	}
 }
