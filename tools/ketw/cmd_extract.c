@@ -21,7 +21,8 @@
 
 static void extract_progress(struct ketw_drain *x)
 {
-	ketw_progress_update(&x->progress, x->bytes, x->total, x->records);
+	ketw_progress_update(&x->progress, x->bytes,
+			     x->endless ? 0 : x->total, x->records);
 }
 
 static int extract_record(const struct ketw_record *rec, void *ctx)

@@ -144,6 +144,7 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out_signals;
 	x.progress.what = "record";
+	x.endless = true;
 	if (seconds)
 		deadline = record_now_ns() + seconds * 1000000000ull;
 

@@ -269,6 +269,7 @@ struct ketw_drain {
 	uint64_t bad_cpu;	/* records naming a CPU the session lacks */
 	uint64_t total;		/* bytes pending at the start, for progress */
 	uint64_t raced;		/* LOOP: records writers took while we copied */
+	bool endless;		/* record: progress without a total */
 	struct ketw_progress progress;
 };
 

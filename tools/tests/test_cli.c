@@ -569,6 +569,15 @@ TEST(cli_record)
 	free(o);
 	free(e);
 	run_expect(fake_env, ARGS("reset", "-s", "r2"), 1, "does not exist");
+	/* On a terminal: a progress line, erased at the end. */
+	ASSERT_EQ(test_run_ketw_tty(fake_env, ARGS("record", "-s", "r3", "-d",
+						   "2", "-o", g), &o, &e), 0);
+	CHECK_CONTAINS(e, "\r\033[Krecord: ");
+	CHECK_CONTAINS(e, "KiB, 17 records");
+	CHECK(e && strlen(e) >= 4 && !strcmp(e + strlen(e) - 4, "\r\033[K"));
+	CHECK_CONTAINS(o, "session r3: 18 records");
+	free(o);
+	free(e);
 }
 
 TEST(cli_extract_errors)
