@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ketw tool against the real module: start, emit with the sample
- * provider, stop, extract, then report with a format template, and the
- * decoded text must be exactly what the sample logged.
+ * The ketw tool against the real module: record while the sample provider
+ * logs, then report with a format template; the decoded text must be
+ * exactly what the sample logged.
  */
 #include "ketw_test.h"
 #include <sys/wait.h>
@@ -60,6 +60,18 @@ static int count(const char *hay, const char *needle)
 	return n;
 }
 
+static int cpu_stats_of(const char *name)
+{
+	struct ketw_cpu_stats st;
+	int fd = ketw_open(), err;
+
+	if (fd < 0)
+		return -errno;
+	err = cpu_stats(fd, name, 0, &st);
+	close(fd);
+	return err;
+}
+
 FIXTURE(tool) {
 	char *out;
 };
@@ -79,10 +91,11 @@ FIXTURE_TEARDOWN(tool)
 	free(self->out);
 }
 
-TEST_F(tool, record_then_report_with_template)
+TEST_F_TIMEOUT(tool, record_then_report_with_template, 60)
 {
-	char line[128];
-	int fd, i;
+	char line[256];
+	int fd, i, st;
+	FILE *rec;
 
 	fd = open("/tmp/sample.tmpl", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	ASSERT_LE(0, fd);
@@ -90,17 +103,20 @@ TEST_F(tool, record_then_report_with_template)
 		  write(fd, template_text, strlen(template_text)));
 	close(fd);
 
-	ASSERT_EQ(0, run(TOOL " start -s " SESSION " -p ketw-sample 2>&1",
-			 &self->out)) TH_LOG("%s", self->out);
-	free(self->out);
-	self->out = NULL;
+	/* Record for 3 s in the background while the sample logs. */
+	rec = popen(TOOL " record -s " SESSION " -p ketw-sample -d 3"
+		    " -o /tmp/tool.ketw 2>&1", "r");
+	ASSERT_NE(NULL, rec);
+	usleep(1500000);
 	ASSERT_EQ(0, sample_emit(3));
 	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_warn"), "2"));
-	ASSERT_EQ(0, run(TOOL " stop -s " SESSION " 2>&1 && "
-			 TOOL " extract -s " SESSION " -o /tmp/tool.ketw 2>&1",
-			 &self->out)) TH_LOG("%s", self->out);
-	free(self->out);
-	self->out = NULL;
+	while (fgets(line, sizeof(line), rec))
+		fputs(line, stderr);
+	st = pclose(rec);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	/* record removed its session. */
+	EXPECT_EQ(-ENOENT, cpu_stats_of(SESSION));
 	ASSERT_EQ(0, run(TOOL " report -R -t /tmp/sample.tmpl /tmp/tool.ketw 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 
