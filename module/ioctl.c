@@ -109,6 +109,19 @@ static int ketw_copy_sized(void *dst, size_t ksize, size_t min,
 	return err;
 }
 
+/*
+ * Copy an extensible struct back: its size field says the kernel's size,
+ * and the caller gets as much as it knows of.
+ */
+static int ketw_copy_sized_out(void __user *dst, void *src, size_t ksize,
+			       u32 usize)
+{
+	*(u32 *)src = ksize;
+	if (copy_to_user(dst, src, min_t(size_t, usize, ksize)))
+		return -EFAULT;
+	return 0;
+}
+
 static int ketw_copy_ref(struct ketw_session_ref *ref, const void __user *src)
 {
 	if (copy_from_user(ref, src, sizeof(*ref)))
@@ -133,10 +146,8 @@ static long ketw_ioctl_create(struct ketw_file *kf, void __user *uarg)
 	if (err)
 		return err;
 	ketw_file_attach(kf, s);
-	attr.size = sizeof(attr);
-	if (copy_to_user(uarg, &attr, min_t(u32, usize, sizeof(attr))))
-		return -EFAULT;	/* the session exists: the caller may GET it */
-	return 0;
+	/* On EFAULT the session exists all the same: the caller may GET it. */
+	return ketw_copy_sized_out(uarg, &attr, sizeof(attr), usize);
 }
 
 static long ketw_ioctl_get_attr(void __user *uarg)
@@ -159,9 +170,7 @@ static long ketw_ioctl_get_attr(void __user *uarg)
 	ketw_session_fill_attr(s, &attr);
 	mutex_unlock(&ketw_mutex);
 	ketw_session_put(s);
-	if (copy_to_user(uarg, &attr, min_t(u32, usize, sizeof(attr))))
-		return -EFAULT;
-	return 0;
+	return ketw_copy_sized_out(uarg, &attr, sizeof(attr), usize);
 }
 
 static long ketw_ioctl_cpu_stats(void __user *uarg)
@@ -184,10 +193,7 @@ static long ketw_ioctl_cpu_stats(void __user *uarg)
 		return -ENOENT;
 	ketw_ring_stats_cpu(s->ring, cpu, &st);
 	ketw_session_put(s);
-	st.size = sizeof(st);
-	if (copy_to_user(uarg, &st, min_t(u32, usize, sizeof(st))))
-		return -EFAULT;
-	return 0;
+	return ketw_copy_sized_out(uarg, &st, sizeof(st), usize);
 }
 
 static long ketw_ioctl_status(void __user *uarg)
@@ -210,10 +216,7 @@ static long ketw_ioctl_status(void __user *uarg)
 	ketw_session_put(s);
 	if (err)
 		return err;
-	st.size = sizeof(st);
-	if (copy_to_user(uarg, &st, min_t(u32, usize, sizeof(st))))
-		return -EFAULT;
-	return 0;
+	return ketw_copy_sized_out(uarg, &st, sizeof(st), usize);
 }
 
 static long ketw_ioctl_snapshot(void __user *uarg)
@@ -240,10 +243,7 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 	ketw_session_put(s);
 	if (err)
 		return err;
-	snap.size = sizeof(snap);
-	if (copy_to_user(uarg, &snap, min_t(u32, usize, sizeof(snap))))
-		return -EFAULT;
-	return 0;
+	return ketw_copy_sized_out(uarg, &snap, sizeof(snap), usize);
 }
 
 static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
@@ -261,10 +261,7 @@ static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
 	err = ketw_session_get_filter(&req);
 	if (err)
 		return err;
-	req.size = sizeof(req);
-	if (copy_to_user(uarg, &req, min_t(u32, usize, sizeof(req))))
-		return -EFAULT;
-	return 0;
+	return ketw_copy_sized_out(uarg, &req, sizeof(req), usize);
 }
 
 static long ketw_ioctl_list(unsigned int cmd, void __user *uarg)
@@ -282,10 +279,7 @@ static long ketw_ioctl_list(unsigned int cmd, void __user *uarg)
 					  ketw_events_list(&l);
 	if (err)
 		return err;
-	l.size = sizeof(l);
-	if (copy_to_user(uarg, &l, min_t(u32, usize, sizeof(l))))
-		return -EFAULT;
-	return 0;
+	return ketw_copy_sized_out(uarg, &l, sizeof(l), usize);
 }
 
 static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
