@@ -122,13 +122,18 @@ static int ketw_copy_sized_out(void __user *dst, void *src, size_t ksize,
 	return 0;
 }
 
-static int ketw_copy_ref(struct ketw_session_ref *ref, const void __user *src)
+/*
+ * The session a request names, with a reference: ERR_PTR(-EINVAL) for a
+ * name without its NUL within KETW_NAME_MAX, ERR_PTR(-ENOENT) for none.
+ */
+static struct ketw_session *ketw_named_session(const char *name)
 {
-	if (copy_from_user(ref, src, sizeof(*ref)))
-		return -EFAULT;
-	if (strnlen(ref->name, KETW_NAME_MAX) == KETW_NAME_MAX)
-		return -EINVAL;
-	return 0;
+	struct ketw_session *s;
+
+	if (strnlen(name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return ERR_PTR(-EINVAL);
+	s = ketw_session_get(name);
+	return s ? s : ERR_PTR(-ENOENT);
 }
 
 static long ketw_ioctl_create(struct ketw_file *kf, void __user *uarg)
@@ -161,11 +166,9 @@ static long ketw_ioctl_get_attr(void __user *uarg)
 			      uarg, &usize);
 	if (err)
 		return err;
-	if (strnlen(attr.name, KETW_NAME_MAX) == KETW_NAME_MAX)
-		return -EINVAL;
-	s = ketw_session_get(attr.name);
-	if (!s)
-		return -ENOENT;
+	s = ketw_named_session(attr.name);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	mutex_lock(&ketw_mutex);
 	ketw_session_fill_attr(s, &attr);
 	mutex_unlock(&ketw_mutex);
@@ -185,12 +188,11 @@ static long ketw_ioctl_cpu_stats(void __user *uarg)
 	if (err)
 		return err;
 	cpu = st.cpu;
-	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) ||
-	    strnlen(st.name, KETW_NAME_MAX) == KETW_NAME_MAX)
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
-	s = ketw_session_get(st.name);
-	if (!s)
-		return -ENOENT;
+	s = ketw_named_session(st.name);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	ketw_ring_stats_cpu(s->ring, cpu, &st);
 	ketw_session_put(s);
 	return ketw_copy_sized_out(uarg, &st, sizeof(st), usize);
@@ -207,11 +209,11 @@ static long ketw_ioctl_status(void __user *uarg)
 			      uarg, &usize);
 	if (err)
 		return err;
-	if (st.reserved0 || strnlen(st.name, KETW_NAME_MAX) == KETW_NAME_MAX)
+	if (st.reserved0)
 		return -EINVAL;
-	s = ketw_session_get(st.name);
-	if (!s)
-		return -ENOENT;
+	s = ketw_named_session(st.name);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	err = ketw_session_status(s, &st);
 	ketw_session_put(s);
 	if (err)
@@ -230,12 +232,11 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 			      &usize);
 	if (err)
 		return err;
-	if (snap.cpu >= nr_cpu_ids || !cpu_possible(snap.cpu) ||
-	    strnlen(snap.name, KETW_NAME_MAX) == KETW_NAME_MAX)
+	if (snap.cpu >= nr_cpu_ids || !cpu_possible(snap.cpu))
 		return -EINVAL;
-	s = ketw_session_get(snap.name);
-	if (!s)
-		return -ENOENT;
+	s = ketw_named_session(snap.name);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	err = ketw_ring_snapshot_cpu(s->ring, snap.cpu,
 				     u64_to_user_ptr(snap.buf),
 				     min_t(u64, snap.buf_len, SIZE_MAX),
@@ -361,12 +362,11 @@ static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 	struct ketw_session *s;
 	long err;
 
-	err = ketw_copy_ref(&ref, uarg);
-	if (err)
-		return err;
-	s = ketw_session_get(ref.name);
-	if (!s)
-		return -ENOENT;
+	if (copy_from_user(&ref, uarg, sizeof(ref)))
+		return -EFAULT;
+	s = ketw_named_session(ref.name);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	switch (cmd) {
 	case KETW_IOC_START:
 		err = ketw_session_start(s);
