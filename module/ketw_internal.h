@@ -82,7 +82,9 @@ struct ketw_idset {
 /**
  * struct ketw_enablement - one running session's filter for one provider
  * @session:   the session (running while it is in an enable set).
+ * @ring:      its ring (replaced only while it is not running).
  * @level:     highest level taken; 0 takes all.
+ * @max_data:  its max_data_size: longer payloads are cut.
  * @match_any: an event's keyword must share a bit with it (0: no test).
  * @match_all: an event's keyword must hold all its bits.
  * @filtered:  event ids filtered out (POSIX event set filter), or NULL.
@@ -92,7 +94,9 @@ struct ketw_idset {
  */
 struct ketw_enablement {
 	struct ketw_session *session;
+	struct ketw_ring *ring;
 	u32 level;
+	u32 max_data;
 	u64 match_any;
 	u64 match_all;
 	const struct ketw_idset *filtered;

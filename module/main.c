@@ -5,6 +5,7 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
+#include "clock.h"
 #include "ketw_internal.h"
 
 /* Serialises every control operation; see ketw_internal.h. */
@@ -14,16 +15,23 @@ static int __init ketw_init(void)
 {
 	int err;
 
-	err = ketw_dev_init();
+	err = ketw_clock_init();
 	if (err)
 		return err;
+	err = ketw_dev_init();
+	if (err)
+		goto out_clock;
 	err = ketwfs_init();
-	if (err) {
-		ketw_dev_exit();
-		return err;
-	}
+	if (err)
+		goto out_dev;
 	pr_info("ketw: ready, /dev/ketw and ketwfs (mount -t ketwfs none /sys/kernel/ketw)\n");
 	return 0;
+
+out_dev:
+	ketw_dev_exit();
+out_clock:
+	ketw_clock_exit();
+	return err;
 }
 
 static void __exit ketw_exit(void)
@@ -32,6 +40,7 @@ static void __exit ketw_exit(void)
 	ketw_dev_exit();
 	/* Sessions hold the module: none can be left, but be sure. */
 	ketw_sessions_destroy_all();
+	ketw_clock_exit();
 }
 
 module_init(ketw_init);

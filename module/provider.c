@@ -62,35 +62,41 @@ int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags)
 {
+	const struct ketw_enablement *e, *end;
 	struct ketw_enable_set *set;
-	unsigned int bit, i;
-	bool nested;
+	unsigned int bit, nested;
 	int stored = 0;
 
 	/* Also an RCU read-side section for the enable set and sessions. */
 	preempt_disable_notrace();
 	bit = 1U << interrupt_context_level();
 	nested = this_cpu_read(ketw_recursion) & bit;
-	if (!nested)
+	if (likely(!nested))
 		this_cpu_or(ketw_recursion, bit);
 
 	set = rcu_dereference_sched(prov->enables);
-	for (i = 0; set && i < set->nr; i++) {
-		const struct ketw_enablement *e = &set->e[i];
-
-		if (!ketw_enable_match(e, desc))
-			continue;
-		if (unlikely(nested))
-			ketw_ring_lose(e->session->ring, KETW_LOSS_NESTED);
-		else
-			stored += ketw_session_log(e->session, prov->guid, desc,
-						   data, len, flags);
+	if (likely(set)) {
+		for (e = set->e, end = e + set->nr; e < end; e++) {
+			if (!ketw_enable_match(e, desc))
+				continue;
+			if (unlikely(nested))
+				ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
+			else if (likely(len <= e->max_data))
+				stored += ketw_ring_write(e->ring, prov->guid,
+							  desc, data, len,
+							  flags);
+			else
+				stored += ketw_ring_write(e->ring, prov->guid,
+							  desc, data,
+							  e->max_data, flags |
+							  KETW_RECORD_TRUNCATED);
+		}
 	}
 	/* A patched NOP while the ftrace event is off. */
 	if (trace_ketw_event_enabled() && !nested)
 		trace_ketw_event(prov, desc, data, len, flags);
 
-	if (!nested)
+	if (likely(!nested))
 		this_cpu_and(ketw_recursion, ~bit);
 	preempt_enable_notrace();
 	return stored;
@@ -213,7 +219,7 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries of 40 bytes: small
+		 * At most KETW_MAX_SESSIONS entries of 48 bytes: small
 		 * enough for __GFP_NOFAIL (order 0), so that stopping a
 		 * session cannot fail half way through its providers.
 		 */
@@ -254,7 +260,9 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 	if (s->explicit)
 		se = ketw_session_enable_of(s, prov);
 	e.session = s;
+	e.ring = s->ring;
 	e.level = f.level;
+	e.max_data = s->attr.max_data_size;
 	e.match_any = f.match_any;
 	e.match_all = f.match_all;
 	e.filtered = se ? se->idset : NULL;

@@ -35,7 +35,10 @@
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <asm/local.h>
+#include <asm/unaligned.h>
+#include <ketw.h>
 
+#include "clock.h"
 #include "ring.h"
 
 /*
@@ -126,11 +129,6 @@ struct ketw_ring {
 	atomic_t full;		/* RB_FULL_*: on_full is called once */
 };
 
-/* ring->full: UNTIL_FULL calls on_full once per start. */
-#define RB_FULL_ARMED	0
-#define RB_FULL_HIT	1	/* irq_work queued to call on_full */
-#define RB_FULL_CALLED	2
-
 static __always_inline bool rb_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;
@@ -144,7 +142,7 @@ static __always_inline u64 rb_clock(u32 clock)
 	case KETW_CLOCK_LOCAL:
 		return local_clock();
 	default:
-		return ktime_get_mono_fast_ns();
+		return ketw_clock_mono();
 	}
 }
 
@@ -225,6 +223,98 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 	rb_wakeup(ring, cb, RB_POS(r));
 }
 
+
+/*
+ * Copy a payload into its record. Records are 8-aligned, and event
+ * payloads are short: a loop of 8-byte moves costs less than memcpy()'s
+ * string instruction there (whose start-up dominates short copies, and
+ * which an emulator runs a byte at a time); long payloads take memcpy().
+ */
+#define RB_COPY_WORDS_MAX	512
+
+static __always_inline void rb_copy(void *dst, const void *src, u32 len)
+{
+	u64 *d = dst;
+	const u8 *s = src;
+
+	if (len > RB_COPY_WORDS_MAX) {
+		memcpy(dst, src, len);
+		return;
+	}
+	for (; len >= 32; len -= 32, s += 32, d += 4) {
+		d[0] = get_unaligned((const u64 *)s);
+		d[1] = get_unaligned((const u64 *)(s + 8));
+		d[2] = get_unaligned((const u64 *)(s + 16));
+		d[3] = get_unaligned((const u64 *)(s + 24));
+	}
+	for (; len >= 8; len -= 8, s += 8)
+		*d++ = get_unaligned((const u64 *)s);
+	if (len & 4) {
+		put_unaligned(get_unaligned((const u32 *)s), (u32 *)d);
+		d = (void *)d + 4;
+		s += 4;
+	}
+	if (len & 2) {
+		put_unaligned(get_unaligned((const u16 *)s), (u16 *)d);
+		d = (void *)d + 2;
+		s += 2;
+	}
+	if (len & 1)
+		*(u8 *)d = *s;
+}
+
+/* Fill in a record and publish it; the reservation is the caller's. */
+static __always_inline void rb_fill_commit(struct ketw_ring *ring,
+					   struct rb_cpu *cb,
+					   struct ketw_event_header *h,
+					   u32 cpu, u64 seq, u64 ts,
+					   const u8 *guid,
+					   const struct ketw_event_descriptor *desc,
+					   const void *data, u32 len, u32 flags)
+{
+	u32 size = KETW_EVENT_HEADER_SIZE + len;
+	bool in_thread = in_task();
+
+	/*
+	 * Zero the alignment tail (the reader copies whole spans) with one
+	 * store of the span's last word, before the header and payload that
+	 * may cover part of it.
+	 */
+	*(u64 *)((u8 *)h + KETW_RECORD_SPAN(size) - sizeof(u64)) = 0;
+	h->size = size;
+	h->type = desc->type;
+	h->level = desc->level;
+	h->version = desc->version;
+	h->flags = (u16)flags;
+	h->event_id = desc->id;
+	h->cpu = cpu;
+	h->thread_id = in_thread ? task_pid_nr(current) : 0;
+	h->process_id = in_thread ? task_tgid_nr(current) : 0;
+	h->sequence = seq;
+	h->timestamp = ts;
+	h->keyword = desc->keyword;
+	memcpy(h->provider_guid, guid, KETW_GUID_SIZE);
+	rb_copy(h + 1, data, len);
+
+	local_inc(&cb->meta->written);
+	if (unlikely(flags & KETW_RECORD_TRUNCATED))
+		local_inc(&cb->meta->truncated);
+	rb_end(ring, cb);
+}
+
+/* A reservation in progress: where the record goes, its cpu, number and time. */
+struct ketw_ring_resv {
+	void *rec;
+	u32 cpu;
+	u64 sequence;
+	u64 timestamp;
+};
+
+/* ring->full: UNTIL_FULL calls on_full once per start. */
+#define RB_FULL_ARMED	0
+#define RB_FULL_HIT	1	/* irq_work queued to call on_full */
+#define RB_FULL_CALLED	2
+
 /*
  * How far ahead of its need a LOOP writer releases records, so that the
  * next writers find room without a cmpxchg on the shared oldest (ftrace
@@ -238,7 +328,7 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
  * Every record below end - size is committed (the caller checked that
  * end - commit <= size), so its header is valid to read.
  */
-static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
+static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 {
 	u32 limit = end - (cb->mask + 1);
 	struct ketw_event_header *h;
@@ -287,6 +377,15 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 	}
 }
 
+/* Most writes find room already released: only a load and a compare. */
+static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
+{
+	/* Acquire: as in rb_loop_release_slow(). */
+	if (unlikely(rb_before(smp_load_acquire(&cb->meta->oldest),
+			       end - (cb->mask + 1))))
+		rb_loop_release_slow(cb, end);
+}
+
 static void rb_fill_system(void *rec, u32 size, u32 id, u32 cpu,
 			   u64 seq, u64 ts)
 {
@@ -303,6 +402,29 @@ static void rb_fill_system(void *rec, u32 size, u32 id, u32 cpu,
 	}
 	h->sequence = seq;
 	h->timestamp = ts;
+}
+
+/*
+ * The OVERFLOW and RESUME records that go in front of the first record
+ * stored after a loss, numbered @seq and @seq + 1; returns where that
+ * record goes.
+ */
+static noinline void *rb_fill_lost(struct rb_cpu *cb, void *rec, u32 cpu,
+				   u64 seq, u64 ts, u64 first_ts, u64 first_seq)
+{
+	struct ketw_sys_overflow *ovf = rec + KETW_EVENT_HEADER_SIZE;
+	struct ketw_sys_resume *res;
+
+	rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*ovf),
+		       KETW_SYS_OVERFLOW, cpu, seq, ts);
+	ovf->first_lost_timestamp = first_ts;
+	rec += RB_OVF_SPAN;
+	res = rec + KETW_EVENT_HEADER_SIZE;
+	rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*res),
+		       KETW_SYS_RESUME, cpu, seq + 1, ts);
+	res->lost = seq - first_seq;
+	local_add(2, &cb->meta->written);
+	return rec + RB_RES_SPAN;
 }
 
 /*
@@ -336,12 +458,12 @@ static void rb_lose(struct ketw_ring *ring, struct rb_cpu *cb,
 }
 
 /*
- * The reservation; a zero @span reserves only the OVERFLOW and RESUME
- * pair, if events were lost, and fails if none were.
+ * The reservation, for any case; the caller has incremented committing
+ * (and on failure it is decremented here). A zero @span reserves only the
+ * OVERFLOW and RESUME pair, if events were lost, and fails if none were.
  */
-static __always_inline bool rb_reserve(struct ketw_ring *ring,
-				       struct rb_cpu *cb, u32 span,
-				       bool system, struct ketw_ring_resv *resv)
+static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
+		       bool system, struct ketw_ring_resv *resv)
 {
 	u32 size = cb->mask + 1, room = size;
 	u32 pos, start, end, need, seq32, nrec;
@@ -353,7 +475,6 @@ static __always_inline bool rb_reserve(struct ketw_ring *ring,
 	if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL && !system)
 		room -= KETW_SYSTEM_RESERVE;
 
-	local_inc(&cb->committing);
 	do {
 		old = local_read(&cb->reserve);
 		pos = RB_POS(old);
@@ -435,19 +556,8 @@ static __always_inline bool rb_reserve(struct ketw_ring *ring,
 	rec = cb->data + (start & cb->mask);
 	resv->cpu = smp_processor_id();
 	if (unlikely(old & RB_LOST)) {
-		struct ketw_sys_overflow *ovf = rec + KETW_EVENT_HEADER_SIZE;
-		struct ketw_sys_resume *res;
-
-		rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*ovf),
-			       KETW_SYS_OVERFLOW, resv->cpu, seq, ts);
-		ovf->first_lost_timestamp = first_ts;
-		rec += RB_OVF_SPAN;
-		res = rec + KETW_EVENT_HEADER_SIZE;
-		rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*res),
-			       KETW_SYS_RESUME, resv->cpu, seq + 1, ts);
-		res->lost = seq - first_seq;
-		rec += RB_RES_SPAN;
-		local_add(2, &cb->meta->written);
+		rec = rb_fill_lost(cb, rec, resv->cpu, seq, ts, first_ts,
+				   first_seq);
 		seq += 2;
 	}
 	resv->sequence = seq;
@@ -456,42 +566,109 @@ static __always_inline bool rb_reserve(struct ketw_ring *ring,
 	return true;
 }
 
-/**
- * ketw_ring_reserve() - claim space for a record on this CPU
- * @ring:   the ring.
- * @span:   bytes to claim: KETW_RECORD_SPAN() of the record's size, at
- *          most half the per-CPU size minus KETW_SYSTEM_RESERVE.
- * @system: a system event: UNTIL_FULL lets it use the reserve.
- * @resv:   filled with where to write and the record's cpu, sequence
- *          number and timestamp.
- *
- * If events were lost on this CPU since the last record, an OVERFLOW and
- * a RESUME record go in front of this one, in the same reservation.
- * Preemption must be disabled until ketw_ring_commit(). On failure the
- * event is counted lost and takes a sequence number, so the reader sees
- * the gap; there is nothing to commit.
- *
- * Return: true if the space is claimed.
+/*
+ * Every case the fast path leaves out: events lost before (OVERFLOW and
+ * RESUME go first), a record that does not fit before the wrap, no room,
+ * UNTIL_FULL's reserve, a nested writer that got in first.
  */
-bool ketw_ring_reserve(struct ketw_ring *ring, u32 span, bool system,
-		       struct ketw_ring_resv *resv)
+static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
+				   const u8 *guid,
+				   const struct ketw_event_descriptor *desc,
+				   const void *data, u32 len, u32 flags)
 {
-	return rb_reserve(ring, this_cpu_ptr(ring->cpus), span, system, resv);
+	struct ketw_ring_resv r;
+
+	if (!rb_reserve(ring, cb,
+			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len),
+			flags & KETW_RING_USE_RESERVE, &r))
+		return false;
+	rb_fill_commit(ring, cb, r.rec, r.cpu, r.sequence, r.timestamp, guid,
+		       desc, data, len, flags);
+	return true;
 }
 
 /**
- * ketw_ring_commit() - finish the record reserved last on this CPU
- * @ring:      the ring.
- * @truncated: the record's payload was cut; counted in the statistics.
+ * ketw_ring_write() - store one event on this CPU
+ * @ring:  the ring.
+ * @guid:  the provider's GUID (KETW_GUID_SIZE bytes).
+ * @desc:  the event's descriptor: type, level, version, id, keyword.
+ * @data:  the payload.
+ * @len:   its length, already cut to what the session takes (the caller
+ *         sets KETW_RECORD_TRUNCATED in @flags if it cut it); the record
+ *         (header and payload) must be at most half the per-CPU size
+ *         minus KETW_SYSTEM_RESERVE.
+ * @flags: KETW_RECORD_* flags for the header (low 16 bits), and
+ *         KETW_RING_USE_RESERVE: UNTIL_FULL lets the record use the room
+ *         it keeps for system events.
+ *
+ * Reserves, fills and commits the record in one go. If events were lost
+ * on this CPU since the last record, an OVERFLOW and a RESUME record go
+ * in front of it, in the same reservation. On failure the event is
+ * counted lost and takes a sequence number, so the reader sees the gap.
+ * Preemption must be disabled.
+ *
+ * The fast path is rb_reserve() for the common case only: no loss
+ * pending, room without a wrap, and no writer nesting in between; one
+ * cmpxchg claims the space, the sequence number and the timestamp's
+ * place in buffer order. Anything else goes to rb_write_slow().
+ *
+ * Return: true if stored, false if counted lost.
  */
-void ketw_ring_commit(struct ketw_ring *ring, bool truncated)
+bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, u32 len, u32 flags)
 {
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
+	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len);
+	u32 mask = cb->mask, pos, end, seq32, tail;
+	unsigned long old;
+	u64 ts, seq, last;
 
-	local_inc(&cb->meta->written);
-	if (truncated)
-		local_inc(&cb->meta->truncated);
-	rb_end(ring, cb);
+	/*
+	 * The clock first, while no ring state is live. A writer nesting
+	 * between this read and the read of the reserve word stores a later
+	 * time and records it in last_ts, which we read after the reserve
+	 * word: taking the larger keeps times in buffer order. One nesting
+	 * after the reserve word fails our cmpxchg.
+	 */
+	ts = rb_clock(ring->cfg.clock);
+	local_inc(&cb->committing);
+	old = local_read(&cb->reserve);
+	last = READ_ONCE(cb->last_ts);
+	if (unlikely(ts < last))
+		ts = last;
+	pos = old;
+	end = pos + span;
+	if (unlikely((old & RB_LOST) || (pos & mask) + span > mask + 1 ||
+		     (flags & KETW_RING_USE_RESERVE)))
+		goto slow;
+	/* As in rb_reserve(): LOOP never overtakes commit, the others the tail. */
+	if (ring->cfg.policy == KETW_POLICY_LOOP) {
+		if (unlikely(end - READ_ONCE(cb->commit) > mask + 1))
+			goto slow;
+	} else {
+		/* Pairs with the reader's release, as in rb_reserve(). */
+		tail = smp_load_acquire(&cb->meta->consumed);
+		if (unlikely(end - tail > mask + 1 -
+			     (ring->cfg.policy == KETW_POLICY_UNTIL_FULL ?
+			      KETW_SYSTEM_RESERVE : 0)))
+			goto slow;
+	}
+	seq32 = old >> RB_SEQ_SHIFT;
+	if (unlikely(local_cmpxchg(&cb->reserve, old,
+				   rb_word(seq32 + 1, end)) != old))
+		goto slow;
+
+	seq = rb_widen_seq(READ_ONCE(cb->seq_hint), seq32);
+	WRITE_ONCE(cb->seq_hint, seq);
+	WRITE_ONCE(cb->last_ts, ts);
+	if (ring->cfg.policy == KETW_POLICY_LOOP)
+		rb_loop_release(cb, end);
+	rb_fill_commit(ring, cb, cb->data + (pos & mask), smp_processor_id(),
+		       seq, ts, guid, desc, data, len, flags);
+	return true;
+slow:
+	return rb_write_slow(ring, cb, guid, desc, data, len, flags);
 }
 
 /**
@@ -525,6 +702,7 @@ void ketw_ring_report_lost(struct ketw_ring *ring)
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 	struct ketw_ring_resv r;
 
+	local_inc(&cb->committing);
 	if (rb_reserve(ring, cb, 0, true, &r))
 		rb_end(ring, cb);
 }

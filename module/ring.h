@@ -17,6 +17,7 @@
 #include <uapi/linux/ketw.h>
 
 struct ketw_ring;
+struct ketw_event_descriptor;
 
 /**
  * struct ketw_ring_config - how a ring behaves
@@ -38,20 +39,8 @@ struct ketw_ring_config {
 	void *arg;
 };
 
-/**
- * struct ketw_ring_resv - a reservation in progress
- * @rec:       where the record goes (KETW_RECORD_SPAN bytes, 8-aligned).
- * @cpu:       the CPU whose buffer holds it.
- * @sequence:  its per-CPU sequence number.
- * @timestamp: its timestamp (read inside the reservation, so timestamps
- *             never decrease along one CPU's buffer).
- */
-struct ketw_ring_resv {
-	void *rec;
-	u32 cpu;
-	u64 sequence;
-	u64 timestamp;
-};
+/* ketw_ring_write() flag: UNTIL_FULL may use its system reserve. */
+#define KETW_RING_USE_RESERVE	BIT(16)
 
 /* Why an event was refused before it reached the ring. */
 enum ketw_ring_loss {
@@ -68,10 +57,10 @@ void ketw_ring_quiesce(struct ketw_ring *ring);
 void ketw_ring_rearm(struct ketw_ring *ring);
 void ketw_ring_free(struct ketw_ring *ring);
 
-/* write: preemption must be disabled from reserve to commit */
-bool ketw_ring_reserve(struct ketw_ring *ring, u32 span, bool system,
-		       struct ketw_ring_resv *resv);
-void ketw_ring_commit(struct ketw_ring *ring, bool truncated);
+/* write: preemption must be disabled */
+bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, u32 len, u32 flags);
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
 void ketw_ring_report_lost(struct ketw_ring *ring);
 

@@ -544,47 +544,19 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 	/* System events are small and fixed: max_data_size is for providers. */
 	u32 cap = flags & KETW_RECORD_SYSTEM ? KETW_MAX_DATA_SIZE :
 		  s->attr.max_data_size;
-	u32 dlen = min_t(size_t, len, cap);
-	u32 size = KETW_EVENT_HEADER_SIZE + dlen;
-	struct ketw_event_header *h;
-	struct ketw_ring_resv r;
-	bool in_thread = in_task();
+	u32 wflags = flags;
 
-	if (dlen < len)
-		flags |= KETW_RECORD_TRUNCATED;
+	if (len > cap) {
+		len = cap;
+		wflags |= KETW_RECORD_TRUNCATED;
+	}
 	/*
 	 * System events may use UNTIL_FULL's reserve, but not rundown
 	 * records (DC_START): a big rundown must not leave STOP without room.
 	 */
-	if (!ketw_ring_reserve(s->ring, KETW_RECORD_SPAN(size),
-			       (flags & KETW_RECORD_SYSTEM) &&
-			       desc->type != KETW_TYPE_DC_START, &r))
-		return false;
-
-	h = r.rec;
-	/*
-	 * Zero the alignment tail (the reader copies whole spans) with one
-	 * store of the span's last word, before the header and payload that
-	 * may cover part of it.
-	 */
-	*(u64 *)((u8 *)h + KETW_RECORD_SPAN(size) - sizeof(u64)) = 0;
-	h->size = size;
-	h->type = desc->type;
-	h->level = desc->level;
-	h->version = desc->version;
-	h->flags = flags;
-	h->event_id = desc->id;
-	h->cpu = r.cpu;
-	h->thread_id = in_thread ? task_pid_nr(current) : 0;
-	h->process_id = in_thread ? task_tgid_nr(current) : 0;
-	h->sequence = r.sequence;
-	h->timestamp = r.timestamp;
-	h->keyword = desc->keyword;
-	memcpy(h->provider_guid, guid, KETW_GUID_SIZE);
-	memcpy(h + 1, data, dlen);
-
-	ketw_ring_commit(s->ring, flags & KETW_RECORD_TRUNCATED);
-	return true;
+	if ((flags & KETW_RECORD_SYSTEM) && desc->type != KETW_TYPE_DC_START)
+		wflags |= KETW_RING_USE_RESERVE;
+	return ketw_ring_write(s->ring, guid, desc, data, len, wflags);
 }
 
 /**

@@ -100,9 +100,10 @@ enum bench_kind {
 	BENCH_DIS_WRITE,	/* ketw_write(), no session running */
 	BENCH_DIS_EMPTY,	/* an empty noinline function instead */
 	BENCH_DIS_NONE,		/* no call at all */
-	BENCH_CLK_MONO,		/* ktime_get_mono_fast_ns(): ketw's default */
+	BENCH_CLK_MONO,		/* ketw_clock_mono_ns(): ketw's default */
 	BENCH_CLK_LOCAL,	/* local_clock(): ketw's LOCAL clock */
 	BENCH_CLK_TRACE,	/* trace_clock_local(): the ftrace buffer's */
+	BENCH_CLK_CYCLES,	/* the CPU's cycle counter alone (get_cycles()) */
 };
 
 /* One measurement: the same work on one or more CPUs at once. */
@@ -186,7 +187,7 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 		break;
 	case BENCH_CLK_MONO:
 		for (i = 0; i < n; i++)
-			t += ktime_get_mono_fast_ns();
+			t += ketw_clock_mono_ns();
 		break;
 	case BENCH_CLK_LOCAL:
 		for (i = 0; i < n; i++)
@@ -195,6 +196,10 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 	case BENCH_CLK_TRACE:
 		for (i = 0; i < n; i++)
 			t += trace_clock_local();
+		break;
+	case BENCH_CLK_CYCLES:
+		for (i = 0; i < n; i++)
+			t += get_cycles();
 		break;
 	}
 	WRITE_ONCE(bench_sink, t);
@@ -438,7 +443,7 @@ static int bench_cmd_disabled(void)
 
 static int bench_cmd_clock(void)
 {
-	u64 mono, local, trace, lo, hi;
+	u64 mono, local, trace, cycles, lo, hi;
 	int err;
 
 	err = bench_median_run(BENCH_CLK_MONO, 0, 0, NULL, &mono, &lo, &hi);
@@ -449,9 +454,12 @@ static int bench_cmd_clock(void)
 		err = bench_median_run(BENCH_CLK_TRACE, 0, 0, NULL, &trace,
 				       &lo, &hi);
 	if (!err)
+		err = bench_median_run(BENCH_CLK_CYCLES, 0, 0, NULL, &cycles,
+				       &lo, &hi);
+	if (!err)
 		snprintf(bench_result, sizeof(bench_result),
-			 "clock mono_ps=%llu local_ps=%llu trace_ps=%llu",
-			 mono, local, trace);
+			 "clock mono_ps=%llu local_ps=%llu trace_ps=%llu cycles_ps=%llu",
+			 mono, local, trace, cycles);
 	return err;
 }
 

@@ -80,6 +80,7 @@ cmd clock
 keep clk_mono mono_ps
 keep clk_local local_ps
 keep clk_trace trace_ps
+keep clk_cycles cycles_ps
 
 for s in $SIZES; do
 	cmd ftrace "$s"
@@ -158,6 +159,7 @@ row "  same, 64 B, before the first wrap" "$(fig ketw_fresh_64)" \
 	"$(fig ftrace_fresh_64)" 1000 - -
 row "clock read ns, MONO vs ftrace's" "$(fig clk_mono)" "$(fig clk_trace)" 1000 - -
 row "clock read ns, LOCAL vs ftrace's" "$(fig clk_local)" "$(fig clk_trace)" 1000 - -
+row "clock read ns, bare TSC vs ftrace's" "$(fig clk_cycles)" "$(fig clk_trace)" 1000 - -
 row "disabled call site vs none (ns/call)" "$(fig dis_write)" "$(fig dis_none)" 1000 '<=' 1.05
 row "disabled call site vs empty call" "$(fig dis_write)" "$(fig dis_empty)" 1000 - -
 row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all) / n))" \
