@@ -223,7 +223,6 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 	rb_wakeup(ring, cb, RB_POS(r));
 }
 
-
 /*
  * Copy a payload into its record. Records are 8-aligned, and event
  * payloads are short: a loop of 8-byte moves costs less than memcpy()'s
