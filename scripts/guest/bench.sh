@@ -125,6 +125,9 @@ param warm_kb 8192
 cmd ftrace-scale 64
 keep fscale_one one_eps
 keep fscale_all all_eps
+cmd cycles-scale 64
+keep cscale_one one_eps
+keep cscale_all all_eps
 
 echo "bench: ketw-drain-bench"
 out=$($DIR/ketw-drain-bench 2>&1)
@@ -166,6 +169,8 @@ row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all) / n))" \
 	"$(fig scale_one)" 1000000 '>=' 0.9
 row "  ftrace per-CPU Mev/s, $n vs 1" "$(($(fig fscale_all) / n))" \
 	"$(fig fscale_one)" 1000000 - -
+row "  TSC reads per CPU M/s, $n vs 1" "$(($(fig cscale_all) / n))" \
+	"$(fig cscale_one)" 1000000 - -
 row "drain MB/s, mmap vs read()" "$(fig drain_mmap_bps)" "$(fig drain_read_bps)" 1000000 '>=' 3
 row "  drain Mrecords/s, mmap vs read()" "$(fig drain_mmap_rps)" \
 	"$(fig drain_read_rps)" 1000000 - -
