@@ -10,6 +10,7 @@
 
 #define SESSION "ev_test"
 #define MAX_CPUS 64
+#define CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/"
 
 FIXTURE(session) {
 	int fd;
@@ -30,8 +31,14 @@ FIXTURE_SETUP(session)
 	memset(&self->d, 0, sizeof(self->d));
 }
 
+/* A clocksource to put back if a test that switches it failed half way. */
+static char clocksource_orig[64];
+
 FIXTURE_TEARDOWN(session)
 {
+	if (clocksource_orig[0])
+		write_str(CLOCKSOURCE "current_clocksource", clocksource_orig);
+	clocksource_orig[0] = '\0';
 	ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION);
 	close(self->fd);
 	free(self->d.buf);
@@ -398,6 +405,77 @@ TEST_F(session, persists_after_close)
 	fd = self->fd;
 	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_ATTACH, SESSION));
 	ASSERT_EQ(10, count_samples(_metadata, fd, &self->d));
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * The MONO clock follows the kernel's clocksource: computed by ketw from
+ * the TSC while the timekeeper runs on it, the timekeeper's own read on
+ * any other. On each clocksource the guest offers, records carry times
+ * between two clock_gettime(CLOCK_MONOTONIC) taken around them, never
+ * going back on a CPU, and so they do across a switch made while a
+ * session runs.
+ */
+TEST_F(session, mono_clock_on_every_clocksource)
+{
+	char avail[256], orig[64], *name, *save = NULL;
+	const struct ketw_event_header *h;
+	uint64_t t0, t1, last_ts[MAX_CPUS];
+	int have[MAX_CPUS] = { 0 }, bad = 0, n = 0, tried = 0, on_tsc = 0;
+	size_t off = 0;
+
+	ASSERT_EQ(0, read_line(CLOCKSOURCE "available_clocksource", avail,
+			       sizeof(avail)));
+	ASSERT_EQ(0, read_line(CLOCKSOURCE "current_clocksource", orig,
+			       sizeof(orig)));
+	snprintf(clocksource_orig, sizeof(clocksource_orig), "%s", orig);
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	t0 = mono_ns();
+	for (name = strtok_r(avail, " ", &save); name;
+	     name = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(name, "jiffies") || !strcmp(name, "refined-jiffies"))
+			continue;	/* too coarse to bracket a record */
+		ASSERT_EQ(0, write_str(CLOCKSOURCE "current_clocksource", name))
+			TH_LOG("select clocksource %s", name);
+		on_tsc += !strcmp(name, "tsc");
+		ASSERT_EQ(0, sample_emit(100));
+		tried++;
+	}
+	t1 = mono_ns();
+	ASSERT_EQ(0, write_str(CLOCKSOURCE "current_clocksource", orig));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		ASSERT_LT(h->cpu, (uint32_t)self->ncpus);
+		if (have[h->cpu])
+			ASSERT_LE(last_ts[h->cpu], h->timestamp);
+		have[h->cpu] = 1;
+		last_ts[h->cpu] = h->timestamp;
+		if (!is_sample(h))
+			continue;
+		ASSERT_LE(t0, h->timestamp);
+		ASSERT_GE(t1, h->timestamp);
+		n++;
+	}
+	ASSERT_EQ(0, bad);
+	EXPECT_EQ(100 * tried, n);
+	/* make check boots with tsc=reliable, and offers another one too. */
+	EXPECT_EQ(1, on_tsc) TH_LOG("tsc not offered: %s", avail);
+	EXPECT_LE(2, tried);
 }
 
 TEST_HARNESS_MAIN

@@ -580,6 +580,60 @@ TEST_F(prov, user_space_provider)
 	close(fd2);
 }
 
+/*
+ * Every payload length from 0 to 600 bytes arrives byte for byte: the
+ * write path copies short payloads in 32- and 8-byte steps plus a 4-, 2-
+ * and 1-byte tail, and long ones with memcpy(); each length crosses a
+ * different mix of them, from a source at an odd address.
+ */
+TEST_F(prov, user_payload_every_length)
+{
+	enum { MAX_LEN = 600 };
+	static char src[MAX_LEN + 1];
+	const struct ketw_event_header *h;
+	const unsigned char *p;
+	static char seen[MAX_LEN + 1];
+	uint32_t len, k;
+	size_t off = 0;
+	int ufd, bad = 0, n = 0;
+
+	for (k = 0; k < sizeof(src); k++)
+		src[k] = (char)(k * 7 + 3);
+	ufd = open(KETW_USER_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, ufd);
+	ASSERT_EQ(0, user_register(ufd, "user-len", user_guid));
+	self->attr.buffer_kb = 1024;
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
+	ASSERT_EQ(0, enable(self->fd, SESSION, "user-len", NULL, 0, 0, 0,
+			    NULL, 0, 0));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
+	/* src + 1: an unaligned source, as a packed payload may be. */
+	for (len = 0; len < MAX_LEN; len++)
+		ASSERT_EQ(1, user_write(ufd, len, src + 1, len));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		if (!(h->flags & KETW_RECORD_USER))
+			continue;
+		len = h->size - KETW_EVENT_HEADER_SIZE;
+		ASSERT_EQ(h->event_id, len);
+		ASSERT_EQ(0, h->flags & KETW_RECORD_TRUNCATED);
+		ASSERT_EQ(0, seen[len]) TH_LOG("length %u twice", len);
+		seen[len] = 1;
+		p = (const unsigned char *)(h + 1);
+		for (k = 0; k < len; k++)
+			ASSERT_EQ((unsigned char)((k + 1) * 7 + 3), p[k])
+				TH_LOG("length %u, byte %u", len, k);
+		/* The alignment tail after the payload is zero. */
+		for (k = len; k < KETW_RECORD_SPAN(h->size) - KETW_EVENT_HEADER_SIZE; k++)
+			ASSERT_EQ(0, p[k]) TH_LOG("length %u, tail byte %u", len, k);
+		n++;
+	}
+	ASSERT_EQ(0, bad);
+	EXPECT_EQ(MAX_LEN, n);
+	close(ufd);
+}
+
 /* Who may log from user space: root, or the group named by user_gid. */
 TEST(user_provider_permissions)
 {
