@@ -24,11 +24,16 @@ static bool ketw_bridge_on;
 static const u8 ketw_zero_guid[KETW_GUID_SIZE];
 
 /*
- * One bit per context a writer can run in on a CPU (task, softirq,
- * hardirq, NMI): a writer finding its own bit set was called from inside
- * the write path, and its event is counted lost instead of recursing.
+ * The context of the innermost writer in the write path on this CPU, as
+ * KETW_CTX(): 0 when there is none. Contexts nest strictly (task <
+ * softirq < hardirq < NMI) and the same one never interrupts itself, so a
+ * writer that finds its own context there was called from inside the
+ * write path, and its event is counted lost instead of recursing. A
+ * writer that interrupts another saves its context and puts it back.
  */
-static DEFINE_PER_CPU(unsigned int, ketw_recursion);
+static DEFINE_PER_CPU(unsigned int, ketw_writer_ctx);
+
+#define KETW_CTX(pc)	(((pc) & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) + 1)
 
 static bool ketw_enable_match(const struct ketw_enablement *e,
 			      const struct ketw_event_descriptor *d)
@@ -64,15 +69,16 @@ int ketw_write_flags(struct ketw_provider *prov,
 {
 	const struct ketw_enablement *e, *end;
 	struct ketw_enable_set *set;
-	unsigned int bit, nested;
+	unsigned int ctx, outer;
+	bool nested;
 	int stored = 0;
 
 	/* Also an RCU read-side section for the enable set and sessions. */
 	preempt_disable_notrace();
-	bit = 1U << interrupt_context_level();
-	nested = this_cpu_read(ketw_recursion) & bit;
-	if (likely(!nested))
-		this_cpu_or(ketw_recursion, bit);
+	ctx = KETW_CTX(preempt_count());
+	outer = this_cpu_read(ketw_writer_ctx);
+	nested = outer == ctx;
+	this_cpu_write(ketw_writer_ctx, ctx);
 
 	set = rcu_dereference_sched(prov->enables);
 	if (likely(set)) {
@@ -96,8 +102,7 @@ int ketw_write_flags(struct ketw_provider *prov,
 	if (trace_ketw_event_enabled() && !nested)
 		trace_ketw_event(prov, desc, data, len, flags);
 
-	if (likely(!nested))
-		this_cpu_and(ketw_recursion, ~bit);
+	this_cpu_write(ketw_writer_ctx, outer);
 	preempt_enable_notrace();
 	return stored;
 }

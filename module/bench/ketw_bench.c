@@ -486,6 +486,7 @@ static u64 bench_rate(const struct bench_writer *w, unsigned int nr)
 static int bench_cmd_scale(enum bench_kind kind, u32 size)
 {
 	u64 one[BENCH_MAX_REPS], all[BENCH_MAX_REPS], stored, events;
+	u64 one_med, all_med;
 	struct bench_run r = { .kind = kind, .size = size };
 	unsigned int i, k, nr, ncpus, n = bench_reps();
 	struct bench_writer *w;
@@ -538,14 +539,17 @@ static int bench_cmd_scale(enum bench_kind kind, u32 size)
 	if (r.rb)
 		ring_buffer_free(r.rb);
 	kfree(w);
-	/* bench_median() sorts: the best runs are last. */
-	if (!err)
+	if (!err) {
+		/* bench_median() sorts: then the best runs are last. */
+		one_med = bench_median(one, n);
+		all_med = bench_median(all, n);
 		snprintf(bench_result, sizeof(bench_result),
 			 "%s size=%u one_eps=%llu all_eps=%llu one_best=%llu all_best=%llu ncpus=%u ms=%u reps=%u cpu=%u",
 			 kind == BENCH_KETW ? "scale" :
 			 kind == BENCH_FTRACE ? "ftrace-scale" : "cycles-scale", size,
-			 bench_median(one, n), bench_median(all, n),
-			 one[n - 1], all[n - 1], ncpus, scale_ms, n, bench_cpu);
+			 one_med, all_med, one[n - 1], all[n - 1], ncpus,
+			 scale_ms, n, bench_cpu);
+	}
 	return err;
 }
 

@@ -5,8 +5,14 @@
  * Writing N to /sys/module/ketw_sample/parameters/emit logs N events from
  * the writing task (layout in ketw_sample.h). "emitted" counts the events
  * logged since load and "stored" how many session copies ketw kept.
+ *
+ * Writing N to "recurse" logs N warn events while a kprobe on ketw's
+ * per-session write function logs a warn event from inside it, in the
+ * same context: what ketw's recursion guard is for. "probe_hits" counts
+ * the probe's calls.
  */
 #include <linux/kernel.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <ketw.h>
@@ -109,6 +115,45 @@ static int sample_emit_set(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
+static atomic64_t sample_probe_hits = ATOMIC64_INIT(0);
+
+/* Called at the entry of ketw_ring_write(), in the writer's context. */
+static int sample_recurse_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic64_inc(&sample_probe_hits);
+	sample_warn_one(0);
+	return 0;
+}
+
+static int sample_recurse_set(const char *val, const struct kernel_param *kp)
+{
+	struct kprobe kp_write = {
+		.symbol_name	= "ketw_ring_write",
+		.pre_handler	= sample_recurse_pre,
+	};
+	u32 n, i;
+	int err;
+
+	err = kstrtou32(val, 0, &n);
+	if (err)
+		return err;
+	if (n > KETW_SAMPLE_MAX_EMIT)
+		return -EINVAL;
+	err = register_kprobe(&kp_write);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		sample_warn_one(i);
+	unregister_kprobe(&kp_write);
+	return 0;
+}
+
+static const struct kernel_param_ops sample_recurse_ops = {
+	.set = sample_recurse_set,
+};
+module_param_cb(recurse, &sample_recurse_ops, NULL, 0200);
+MODULE_PARM_DESC(recurse, "write N: log N warn events while a probe on ketw_ring_write() logs from inside it");
+
 static const struct kernel_param_ops sample_emit_ops = {
 	.set = sample_emit_set,
 	.get = NULL,
@@ -130,6 +175,8 @@ module_param_cb(emitted, &sample_counter_ops, &sample_emitted, 0444);
 MODULE_PARM_DESC(emitted, "events logged since load");
 module_param_cb(stored, &sample_counter_ops, &sample_stored, 0444);
 MODULE_PARM_DESC(stored, "session copies stored since load");
+module_param_cb(probe_hits, &sample_counter_ops, &sample_probe_hits, 0444);
+MODULE_PARM_DESC(probe_hits, "calls of the \"recurse\" probe since load");
 
 static int __init sample_init(void)
 {

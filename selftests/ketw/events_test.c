@@ -478,4 +478,58 @@ TEST_F(session, mono_clock_on_every_clocksource)
 	EXPECT_LE(2, tried);
 }
 
+/*
+ * A probe on ketw's write path that logs from inside it, in the writer's
+ * own context (ketw_sample's "recurse": a kprobe on ketw_ring_write()),
+ * is refused, not followed: each of its events takes a sequence number
+ * (a gap in the stream) and is counted lost_nested, the next record
+ * carries the OVERFLOW and RESUME for it, and every outer event is stored.
+ */
+TEST_F(session, recursion_refused_and_counted)
+{
+	const int n = 50;
+	const struct ketw_event_header *h;
+	struct ketw_cpu_stats st;
+	long long hits0, hits1;
+	uint64_t resumed = 0, last_seq = 0, gaps = 0;
+	int bad = 0, warns = 0, have = 0;
+	size_t off = 0;
+	char num[16];
+
+	ASSERT_EQ(0, pin_cpu(0));
+	hits0 = read_ll(SAMPLE_PARAM("probe_hits"));
+	ASSERT_LE(0, hits0);
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	snprintf(num, sizeof(num), "%d", n);
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("recurse"), num))
+		TH_LOG("recurse: %s", strerror(errno));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	hits1 = read_ll(SAMPLE_PARAM("probe_hits"));
+	/* Once per outer event (and for the STOP record, logged meanwhile). */
+	ASSERT_LE(hits0 + n, hits1);
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		if (h->cpu != 0)
+			continue;
+		/* A lost event leaves a gap of its own number. */
+		if (have) {
+			ASSERT_LT(last_seq, h->sequence);
+			gaps += h->sequence - last_seq - 1;
+		}
+		have = 1;
+		last_seq = h->sequence;
+		if (is_system(h, KETW_SYS_RESUME))
+			resumed += ((const struct ketw_sys_resume *)(h + 1))->lost;
+		if (is_sample(h) && h->event_id == KETW_SAMPLE_EV_WARN)
+			warns++;
+	}
+	ASSERT_EQ(0, bad);
+	EXPECT_EQ(n, warns);
+	EXPECT_EQ((uint64_t)n, resumed);
+	EXPECT_EQ((uint64_t)n, gaps);
+	ASSERT_EQ(0, cpu_stats(self->fd, SESSION, 0, &st));
+	EXPECT_EQ((uint64_t)n, st.lost_nested);
+	EXPECT_EQ(st.written + st.lost_nested, st.sequence);
+}
+
 TEST_HARNESS_MAIN
