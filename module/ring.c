@@ -329,9 +329,9 @@ struct ketw_ring_resv {
  */
 static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 {
-	u32 limit = end - (cb->mask + 1);
+	u32 size = cb->mask + 1, limit = end - size;
 	struct ketw_event_header *h;
-	u32 t, to, span, n, ahead;
+	u32 t, to, span, n, ahead, commit;
 
 	for (;;) {
 		/*
@@ -341,13 +341,18 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 		t = smp_load_acquire(&cb->meta->oldest);
 		if (!rb_before(t, limit))
 			break;
-		/* Never past commit: records beyond may be being written. */
+		/*
+		 * Never past commit: records beyond may be being written.
+		 * commit is at least limit (the caller checked end - commit
+		 * <= size), and oldest at most a lap behind it, so walking
+		 * to ahead, within a lap of t, covers limit.
+		 */
 		ahead = limit + RB_RELEASE_AHEAD;
-		if (rb_before(READ_ONCE(cb->commit), ahead))
-			ahead = READ_ONCE(cb->commit);
+		commit = READ_ONCE(cb->commit);
+		if (rb_before(commit, ahead))
+			ahead = commit;
 		/* Release every record up to there in one cmpxchg. */
-		for (to = t, n = 0; rb_before(to, limit) ||
-		     (rb_before(to, ahead) && to != t + (cb->mask + 1));
+		for (to = t, n = 0; rb_before(to, ahead) && to - t < size;
 		     to += span) {
 			h = cb->data + (to & cb->mask);
 			span = KETW_RECORD_SPAN(READ_ONCE(h->size));
@@ -360,8 +365,7 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 			 */
 			if (unlikely(span < KETW_RECORD_ALIGN))
 				span = KETW_RECORD_ALIGN;
-			if (!(READ_ONCE(h->flags) & KETW_RECORD_PADDING))
-				n++;
+			n += !(READ_ONCE(h->flags) & KETW_RECORD_PADDING);
 		}
 		/*
 		 * A full cmpxchg, not a local one: the reader on another CPU
