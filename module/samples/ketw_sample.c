@@ -96,9 +96,9 @@ static void sample_warn_one(u32 index)
 	atomic64_inc(&sample_emitted);
 }
 
-static int sample_emit_set(const char *val, const struct kernel_param *kp)
+/* Parse N from @val and call @one for 0..N-1. */
+static int sample_emit_n(const char *val, void (*one)(u32 index))
 {
-	void (*one)(u32 index) = kp->arg;
 	u32 n, i;
 	int err;
 
@@ -113,6 +113,11 @@ static int sample_emit_set(const char *val, const struct kernel_param *kp)
 			cond_resched();
 	}
 	return 0;
+}
+
+static int sample_emit_set(const char *val, const struct kernel_param *kp)
+{
+	return sample_emit_n(val, kp->arg);
 }
 
 static atomic64_t sample_probe_hits = ATOMIC64_INIT(0);
@@ -131,21 +136,14 @@ static int sample_recurse_set(const char *val, const struct kernel_param *kp)
 		.symbol_name	= "ketw_ring_write",
 		.pre_handler	= sample_recurse_pre,
 	};
-	u32 n, i;
 	int err;
 
-	err = kstrtou32(val, 0, &n);
-	if (err)
-		return err;
-	if (n > KETW_SAMPLE_MAX_EMIT)
-		return -EINVAL;
 	err = register_kprobe(&kp_write);
 	if (err)
 		return err;
-	for (i = 0; i < n; i++)
-		sample_warn_one(i);
+	err = sample_emit_n(val, sample_warn_one);
 	unregister_kprobe(&kp_write);
-	return 0;
+	return err;
 }
 
 static const struct kernel_param_ops sample_recurse_ops = {
