@@ -101,8 +101,12 @@ keep scale_one one_eps
 keep scale_all all_eps
 keep scale_one_best one_best
 keep scale_all_best all_best
-param reps 5
 keep ncpus ncpus
+# At about ftrace's 8-byte event rate: how scaling depends on the rate.
+cmd scale 512
+keep scale512_one_best one_best
+keep scale512_all_best all_best
+param reps 5
 $KETW reset -s $SESSION || die "ketw reset"
 
 # The same with the LOCAL clock (local_clock(), as cheap as ftrace's).
@@ -132,6 +136,9 @@ keep fscale_one one_eps
 keep fscale_all all_eps
 keep fscale_one_best one_best
 keep fscale_all_best all_best
+cmd ftrace-scale 8
+keep fscale8_one_best one_best
+keep fscale8_all_best all_best
 cmd cycles-scale 64
 keep cscale_one one_eps
 keep cscale_all all_eps
@@ -177,6 +184,10 @@ row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all_best) / n))" \
 	"$(fig scale_one_best)" 1000000 '>=' 0.9
 row "  ftrace per-CPU Mev/s, $n vs 1" "$(($(fig fscale_all_best) / n))" \
 	"$(fig fscale_one_best)" 1000000 - -
+row "  ketw 512 B, near ftrace 8 B's rate" "$(($(fig scale512_all_best) / n))" \
+	"$(fig scale512_one_best)" 1000000 - -
+row "  ftrace 8 B" "$(($(fig fscale8_all_best) / n))" \
+	"$(fig fscale8_one_best)" 1000000 - -
 row "  same, medians: ketw" "$(($(fig scale_all) / n))" \
 	"$(fig scale_one)" 1000000 - -
 row "  same, medians: ftrace" "$(($(fig fscale_all) / n))" \
@@ -227,7 +238,7 @@ scaling: 64 B events/s per CPU with a writer on every CPU vs one alone
   share the host's cores with everything else, and the medians). TSC
   reads: get_cycles() alone; the emulator serialises rdtsc across vCPUs,
   so every writer that stamps its records pays for it, more the faster
-  it writes.
+  it writes: compare ketw 512 B with ftrace 8 B, at about the same rate.
 drain: FLUSH session, 100000 x 64 B events per CPU; read() into 64 KiB vs
   consuming in place through mmap; both read every record's header.
 TCG figures (no KVM; clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)): the ratios are what count.
