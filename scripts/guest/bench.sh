@@ -184,14 +184,14 @@ row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all_best) / n))" \
 	"$(fig scale_one_best)" 1000000 '>=' 0.9
 row "  ftrace per-CPU Mev/s, $n vs 1" "$(($(fig fscale_all_best) / n))" \
 	"$(fig fscale_one_best)" 1000000 - -
-row "  ketw 512 B, near ftrace 8 B's rate" "$(($(fig scale512_all_best) / n))" \
-	"$(fig scale512_one_best)" 1000000 - -
-row "  ftrace 8 B" "$(($(fig fscale8_all_best) / n))" \
-	"$(fig fscale8_one_best)" 1000000 - -
 row "  same, medians: ketw" "$(($(fig scale_all) / n))" \
 	"$(fig scale_one)" 1000000 - -
 row "  same, medians: ftrace" "$(($(fig fscale_all) / n))" \
 	"$(fig fscale_one)" 1000000 - -
+row "  ketw 512 B, near ftrace 8 B's rate" "$(($(fig scale512_all_best) / n))" \
+	"$(fig scale512_one_best)" 1000000 - -
+row "  ftrace 8 B" "$(($(fig fscale8_all_best) / n))" \
+	"$(fig fscale8_one_best)" 1000000 - -
 row "  TSC reads per CPU M/s, $n vs 1" "$(($(fig cscale_all) / n))" \
 	"$(fig cscale_one)" 1000000 - -
 row "drain MB/s, mmap vs read()" "$(fig drain_mmap_bps)" "$(fig drain_read_bps)" 1000000 '>=' 3
