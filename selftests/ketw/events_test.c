@@ -11,6 +11,8 @@
 #define SESSION "ev_test"
 #define MAX_CPUS 64
 #define CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/"
+#define MONO_CLOCK "/sys/module/ketw/parameters/mono_clock"
+#define PM_TEST "/sys/power/pm_test"
 
 FIXTURE(session) {
 	int fd;
@@ -33,9 +35,14 @@ FIXTURE_SETUP(session)
 
 /* A clocksource to put back if a test that switches it failed half way. */
 static char clocksource_orig[64];
+/* The suspend test set /sys/power/pm_test. */
+static int pm_test_set;
 
 FIXTURE_TEARDOWN(session)
 {
+	if (pm_test_set)
+		write_str(PM_TEST, "none");
+	pm_test_set = 0;
 	if (clocksource_orig[0])
 		write_str(CLOCKSOURCE "current_clocksource", clocksource_orig);
 	clocksource_orig[0] = '\0';
@@ -425,14 +432,15 @@ static int read_line(const char *path, char *buf, size_t len)
 /*
  * The MONO clock follows the kernel's clocksource: computed by ketw from
  * the TSC while the timekeeper runs on it, the timekeeper's own read on
- * any other. On each clocksource the guest offers, records carry times
+ * any other (ketw's mono_clock parameter says which). On each
+ * clocksource the guest offers, records carry times
  * between two clock_gettime(CLOCK_MONOTONIC) taken around them, never
  * going back on a CPU, and so they do across a switch made while a
  * session runs.
  */
 TEST_F(session, mono_clock_on_every_clocksource)
 {
-	char avail[256], orig[64], *name, *save = NULL;
+	char avail[256], orig[64], how[16], *name, *save = NULL;
 	const struct ketw_event_header *h;
 	uint64_t t0, t1, last_ts[MAX_CPUS];
 	int have[MAX_CPUS] = { 0 }, bad = 0, n = 0, tried = 0, on_tsc = 0;
@@ -452,6 +460,9 @@ TEST_F(session, mono_clock_on_every_clocksource)
 		ASSERT_EQ(0, write_str(CLOCKSOURCE "current_clocksource", name))
 			TH_LOG("select clocksource %s", name);
 		on_tsc += !strcmp(name, "tsc");
+		/* ketw reads the TSC itself exactly while it is the clocksource. */
+		ASSERT_EQ(0, read_line(MONO_CLOCK, how, sizeof(how)));
+		EXPECT_STREQ(strcmp(name, "tsc") ? "timekeeper" : "tsc", how);
 		ASSERT_EQ(0, sample_emit(100));
 		tried++;
 	}
@@ -530,6 +541,58 @@ TEST_F(session, recursion_refused_and_counted)
 	ASSERT_EQ(0, cpu_stats(self->fd, SESSION, 0, &st));
 	EXPECT_EQ((uint64_t)n, st.lost_nested);
 	EXPECT_EQ(st.written + st.lost_nested, st.sequence);
+}
+
+/*
+ * Across a suspend and resume (the kernel's own path down to its
+ * syscore step, with /sys/power/pm_test "core": a 5 s wait in place of
+ * the sleep), records keep CLOCK_MONOTONIC times and ketw reads the TSC
+ * itself again once the timekeeper has run after resume (it leaves it to
+ * the timekeeper while suspended).
+ */
+TEST_F(session, mono_clock_across_suspend)
+{
+	const struct ketw_event_header *h;
+	uint64_t t0, t_mid, t1, last = 0;
+	int bad = 0, n = 0, i;
+	size_t off = 0;
+	char how[16] = "";
+
+	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, write_str(PM_TEST, "core")) TH_LOG("pm_test: %s", strerror(errno));
+	pm_test_set = 1;
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	t0 = mono_ns();
+	ASSERT_EQ(0, sample_emit(20));
+	ASSERT_EQ(0, write_str("/sys/power/state", "mem"))
+		TH_LOG("suspend: %s", strerror(errno));
+	t_mid = mono_ns();
+	for (i = 0; i < 200; i++) {	/* the next tick, at most 2 s */
+		ASSERT_EQ(0, read_line(MONO_CLOCK, how, sizeof(how)));
+		if (!strcmp(how, "tsc"))
+			break;
+		usleep(10000);
+	}
+	EXPECT_STREQ("tsc", how);
+	ASSERT_EQ(0, sample_emit(20));
+	t1 = mono_ns();
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		if (!is_sample(h))
+			continue;
+		ASSERT_EQ(0, h->cpu);
+		ASSERT_LE(last, h->timestamp);
+		last = h->timestamp;
+		ASSERT_LE(t0, h->timestamp);
+		ASSERT_GE(t1, h->timestamp);
+		/* The second batch, logged after resume. */
+		if (n >= 20)
+			ASSERT_LE(t_mid, h->timestamp);
+		n++;
+	}
+	ASSERT_EQ(0, bad);
+	EXPECT_EQ(40, n);
 }
 
 TEST_HARNESS_MAIN
