@@ -17,6 +17,8 @@
 #                 page_poison=1; /init then validates every slab cache)
 #   VM_APPEND     extra kernel command line words
 #   VM_QUIET=1    do not echo the console while the guest runs
+#   VM_QEMU_EXTRA more QEMU arguments, split on spaces (a monitor socket
+#                 to look at a hung guest: -monitor unix:PATH,server,nowait)
 #   DMESG_ALLOW   extended regex of dmesg lines that are not failures
 #   BENCH_OUT     bench: where the table goes (default build/bench.txt)
 set -euo pipefail
@@ -48,6 +50,8 @@ qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg}" -cpu "${VM_CPU:-max}"
 	-smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -no-reboot -nodefaults
 	-no-user-config -display none -kernel "$VMLINUZ" -initrd "$INITRD"
 	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_DEBUG-slub_debug=FZPU page_poison=1} ${VM_APPEND:-}")
+# shellcheck disable=SC2206 # split on purpose
+qemu+=(${VM_QEMU_EXTRA:-})
 
 if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio
