@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 
 #define SESSION		"stress_test"
+#define KEEPER		"stress_keep"
 #define MAX_CPUS	64
 #define RUN_MS		"1500"
 
@@ -181,6 +182,7 @@ FIXTURE_SETUP(stress)
 	ASSERT_EQ(0, stat("/sys/module/ketw_stress", &st))
 		TH_LOG("ketw_stress.ko is not loaded");
 	ketw_cleanup(SESSION);
+	ketw_cleanup(KEEPER);
 	self->fd = ketw_open();
 	ASSERT_LE(0, self->fd);
 	memset(self->m, 0, sizeof(self->m));
@@ -195,7 +197,44 @@ FIXTURE_TEARDOWN(stress)
 		if (self->m[cpu].meta)
 			mcpu_unmap(&self->m[cpu]);
 	ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION);
+	ketw_ref(self->fd, KETW_IOC_DESTROY, KEEPER);
 	close(self->fd);
+}
+
+/*
+ * A session that enables ketw-stress but takes none of its events (level
+ * 1, critical; they are level 4): while it runs, the provider's static
+ * branch stays on.
+ *
+ * UNTIL_FULL stops itself in the middle of the stress, and the last
+ * session to let go of a provider patches its call sites (text_poke with
+ * int3 and IPIs) while two vCPUs run through them millions of times a
+ * second from every context. Under TCG that wedged the guest about one
+ * run in eight: a monitor showed both vCPUs cycling through the int3 at a
+ * call site of ketw_stress that memory already held as patched, and the
+ * patcher never finishing. Real CPUs patch live sites all the time
+ * (ftrace, jump labels); policy_test covers an UNTIL_FULL session that
+ * stops itself and patches, without the stress. Here the keeper holds the
+ * branch on, so the stress measures the accounting, not the emulator.
+ */
+static int start_keeper(int fd)
+{
+	struct ketw_session_attr a;
+	struct ketw_enable e;
+
+	ketw_attr_init(&a, KEEPER);
+	a.buffer_kb = 64;
+	a.policy = KETW_POLICY_LOOP;
+	if (ioctl(fd, KETW_IOC_CREATE, &a))
+		return -errno;
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	snprintf(e.session, sizeof(e.session), "%s", KEEPER);
+	snprintf(e.provider, sizeof(e.provider), "%s", KETW_STRESS_NAME);
+	e.filter.level = 1;
+	if (ioctl(fd, KETW_IOC_ENABLE, &e))
+		return -errno;
+	return ketw_ref(fd, KETW_IOC_START, KEEPER) ? -errno : 0;
 }
 
 TEST_F_TIMEOUT(stress, accounting_is_exact, 120)
@@ -214,6 +253,8 @@ TEST_F_TIMEOUT(stress, accounting_is_exact, 120)
 	a.policy = variant->policy;
 	/* START and STOP from CPU 0, so the test knows where they are. */
 	ASSERT_EQ(0, pin_cpu(0));
+	if (variant->policy == KETW_POLICY_UNTIL_FULL)
+		ASSERT_EQ(0, start_keeper(self->fd));
 	ASSERT_EQ(0, session_start(self->fd, &a));
 	self->ncpus = a.nr_cpus < MAX_CPUS ? a.nr_cpus : MAX_CPUS;
 	for (cpu = 0; cpu < self->ncpus; cpu++) {
