@@ -541,27 +541,40 @@ TEST_F(bridge, user_provider_truncated)
  */
 TEST_F(bridge, trace_cmd_record_report)
 {
-	int status;
+	int status, attempt;
 	char *log;
 
 	ASSERT_EQ(0, access(TRACE_CMD, X_OK))
 		TH_LOG("no %s in the guest: make check packs it (EXTRA_BINS)",
 		       TRACE_CMD);
-	unlink(TC_DAT);
-	status = system(TRACE_CMD " record -q -e ketw -o " TC_DAT
-			" sh -c 'echo 20 > " SAMPLE_PARAM("emit") "'"
-			" >" TC_LOG " 2>&1");
-	if (status) {
-		log = slurp(TC_LOG);
-		TH_LOG("trace-cmd record: status %d:\n%s", status,
-		       log ? log : "(no log)");
-		free(log);
-	}
-	ASSERT_EQ(0, status);
-	EXPECT_KEY(0);
+	for (attempt = 0; attempt < 2; attempt++) {
+		unlink(TC_DAT);
+		status = system(TRACE_CMD " record -q -e ketw -o " TC_DAT
+				" sh -c 'echo 20 > " SAMPLE_PARAM("emit") "'"
+				" >" TC_LOG " 2>&1");
+		if (status) {
+			log = slurp(TC_LOG);
+			TH_LOG("trace-cmd record: status %d:\n%s", status,
+			       log ? log : "(no log)");
+			free(log);
+		}
+		ASSERT_EQ(0, status);
+		EXPECT_KEY(0);
 
-	self->text = run(TRACE_CMD " report -i " TC_DAT " 2>&1", &status);
-	ASSERT_NE(NULL, self->text);
+		free(self->text);
+		self->text = run(TRACE_CMD " report -i " TC_DAT " 2>&1",
+				 &status);
+		ASSERT_NE(NULL, self->text);
+		/*
+		 * An empty recording, seen once in about ten runs under TCG
+		 * while the other bridge tests (which read the same event
+		 * from tracefs itself) passed, is trace-cmd's capture
+		 * failing: say so and record once more.
+		 */
+		if (status || count_tev(self->text))
+			break;
+		TH_LOG("trace-cmd recorded nothing; once more");
+	}
 	if (status || !count_tev(self->text))
 		TH_LOG("trace-cmd report: status %d:\n%.2000s", status,
 		       self->text);
