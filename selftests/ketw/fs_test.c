@@ -600,7 +600,6 @@ TEST_F(kfs, fs_and_ioctl_share_sessions)
 	struct ketw_session_attr a;
 	struct drained d = { 0 };
 	const struct ketw_event_header *h;
-	struct ketw_enable e;
 	int fd, fd2, bad = 0, ticks = 0;
 	size_t off = 0;
 
@@ -647,14 +646,8 @@ TEST_F(kfs, fs_and_ioctl_share_sessions)
 	ASSERT_EQ(0, sput(SESSION2, "buffer_size_kb", "16"));
 	ASSERT_EQ(0, ioctl(fd, KETW_IOC_GET_ATTR, &a));
 	EXPECT_EQ(16, a.buffer_kb);
-	memset(&e, 0, sizeof(e));
-	e.size = sizeof(e);
-	snprintf(e.session, sizeof(e.session), "%s", SESSION2);
-	snprintf(e.provider, sizeof(e.provider), "%s", KETW_SAMPLE_NAME);
-	e.filter.level = 4;
-	e.filter.match_any = 1;
-	e.filter.filtered.bits[0] = 1 << 2;
-	ASSERT_EQ(0, ioctl(fd, KETW_IOC_ENABLE, &e));
+	ASSERT_EQ(0, ketw_enable(fd, SESSION2, KETW_SAMPLE_NAME, NULL, 4, 1, 0,
+				 (const uint32_t[]){ 2 }, 1, 0));
 	sget(SESSION2, "providers", b, BIG);
 	EXPECT_STREQ(KETW_SAMPLE_NAME " level=4 match_any=0x1 match_all=0x0\n", b);
 	sget(SESSION2, "event_set", b, BIG);

@@ -221,6 +221,36 @@ static inline int is_system(const struct ketw_event_header *h, uint32_t id)
 }
 
 /* Create, attach and start session @name with @a's other fields. */
+/*
+ * KETW_IOC_ENABLE: @session takes @provider (by name, or by @guid when
+ * @provider is NULL) with this filter; returns 0 or -errno.
+ */
+static inline int ketw_enable(int fd, const char *session,
+			      const char *provider, const uint8_t *guid,
+			      uint32_t level, uint64_t any, uint64_t all,
+			      const uint32_t *filtered_ids, int nfiltered,
+			      uint32_t flags)
+{
+	struct ketw_enable e;
+	int i;
+
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	e.flags = flags;
+	snprintf(e.session, sizeof(e.session), "%s", session);
+	if (provider)
+		snprintf(e.provider, sizeof(e.provider), "%s", provider);
+	else
+		memcpy(e.guid, guid, KETW_GUID_SIZE);
+	e.filter.level = level;
+	e.filter.match_any = any;
+	e.filter.match_all = all;
+	for (i = 0; i < nfiltered; i++)
+		e.filter.filtered.bits[filtered_ids[i] / 64] |=
+			1ull << (filtered_ids[i] % 64);
+	return ioctl(fd, KETW_IOC_ENABLE, &e) ? -errno : 0;
+}
+
 static inline int session_start(int fd, struct ketw_session_attr *a)
 {
 	if (ioctl(fd, KETW_IOC_CREATE, a))

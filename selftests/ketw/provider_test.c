@@ -19,31 +19,6 @@ static const uint8_t user_guid[KETW_GUID_SIZE] = {
 	0x75, 0x73, 0x65, 0x72, 0x00, 0x00, 0x40, 0x00,
 	0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07 };
 
-static int enable(int fd, const char *session, const char *provider,
-		  const uint8_t *guid, uint32_t level, uint64_t any,
-		  uint64_t all, const uint32_t *filtered_ids, int nfiltered,
-		  uint32_t flags)
-{
-	struct ketw_enable e;
-	int i;
-
-	memset(&e, 0, sizeof(e));
-	e.size = sizeof(e);
-	e.flags = flags;
-	snprintf(e.session, sizeof(e.session), "%s", session);
-	if (provider)
-		snprintf(e.provider, sizeof(e.provider), "%s", provider);
-	else
-		memcpy(e.guid, guid, KETW_GUID_SIZE);
-	e.filter.level = level;
-	e.filter.match_any = any;
-	e.filter.match_all = all;
-	for (i = 0; i < nfiltered; i++)
-		e.filter.filtered.bits[filtered_ids[i] / 64] |=
-			1ull << (filtered_ids[i] % 64);
-	return ioctl(fd, KETW_IOC_ENABLE, &e) ? -errno : 0;
-}
-
 static int emit_warn(unsigned int n)
 {
 	char s[32];
@@ -214,7 +189,7 @@ TEST_F(prov, level_and_keyword_matrix)
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
 		ketw_attr_init(&self->attr, SESSION);
 		ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-		ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+		ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 				    m[i].level, m[i].any, m[i].all, NULL, 0, 0));
 		ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 		ASSERT_EQ(0, sample_emit(10));
@@ -238,9 +213,9 @@ TEST_F(prov, two_sessions_two_filters)
 	ketw_attr_init(&b, SESSION2);
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
 	ASSERT_EQ(0, ioctl(fd2, KETW_IOC_CREATE, &b));
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 			    KETW_LEVEL_INFO, 0x1, 0, NULL, 0, 0));
-	ASSERT_EQ(0, enable(fd2, SESSION2, NULL, sample_guid,
+	ASSERT_EQ(0, ketw_enable(fd2, SESSION2, NULL, sample_guid,
 			    KETW_LEVEL_WARNING, 0, 0, NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	ASSERT_EQ(0, ketw_ref(fd2, KETW_IOC_START, SESSION2));
@@ -264,7 +239,7 @@ TEST_F(prov, event_set_filters_ids)
 	struct counts c;
 
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 			    0, 0, 0, out, 1, 0));
 	memset(&got, 0, sizeof(got));
 	got.size = sizeof(got);
@@ -288,9 +263,9 @@ TEST_F(prov, name_and_guid_are_one_enable)
 	struct counts c;
 
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, enable(self->fd, SESSION, NULL, sample_guid,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, NULL, sample_guid,
 			    KETW_LEVEL_VERBOSE, 0, 0, NULL, 0, 0));
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 			    KETW_LEVEL_WARNING, 0, 0, NULL, 0, 0));
 	memset(&got, 0, sizeof(got));
 	got.size = sizeof(got);
@@ -302,7 +277,7 @@ TEST_F(prov, name_and_guid_are_one_enable)
 	ASSERT_EQ(0, sample_emit(6));
 	ASSERT_EQ(0, emit_warn(3));
 	/* Disabling by name removes what was enabled by GUID. */
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL, 0, 0, 0,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL, 0, 0, 0,
 			    NULL, 0, KETW_ENABLE_DISABLE));
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_GET_FILTER, &got));
 	EXPECT_EQ(0, got.filter.enabled);
@@ -323,7 +298,7 @@ TEST_F(prov, disabled_provider_logs_nothing)
 	EXPECT_EQ(before, read_ll(SAMPLE_PARAM("stored")));
 	/* A running session that enables only another provider. */
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, enable(self->fd, SESSION, NULL, stress_guid, 0, 0, 0,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, NULL, stress_guid, 0, 0, 0,
 			    NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	ASSERT_EQ(0, sample_emit(50));
@@ -341,21 +316,21 @@ TEST_F(prov, filter_change_logs_filter_event)
 	int bad = 0, nfilter = 0, ticks_after = 0, seen_filter = 0;
 
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 			    KETW_LEVEL_VERBOSE, 0, 0, NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	ASSERT_EQ(0, sample_emit(5));
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 			    KETW_LEVEL_WARNING, 0x2, 0, NULL, 0, 0));
 	ASSERT_EQ(0, sample_emit(5));		/* filtered out now */
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL, 0, 0, 0,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL, 0, 0, 0,
 			    NULL, 0, KETW_ENABLE_DISABLE));
-	EXPECT_EQ(-ENOENT, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+	EXPECT_EQ(-ENOENT, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 				  0, 0, 0, NULL, 0, KETW_ENABLE_DISABLE));
-	EXPECT_EQ(-EINVAL, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+	EXPECT_EQ(-EINVAL, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
 				  6, 0, 0, NULL, 0, 0));
 	/* Neither a name nor a GUID. */
-	EXPECT_EQ(-EINVAL, enable(self->fd, SESSION, NULL, zero_guid,
+	EXPECT_EQ(-EINVAL, ketw_enable(self->fd, SESSION, NULL, zero_guid,
 				  0, 0, 0, NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
 	ASSERT_EQ(0, drain(self->fd, &self->d));
@@ -401,7 +376,7 @@ TEST_F(prov, provider_loaded_after_enable)
 	ASSERT_EQ(0, syscall(SYS_delete_module, "ketw_sample", O_NONBLOCK));
 	self->attr.flags = 0;			/* with rundown */
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL, 0, 0, 0,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL, 0, 0, 0,
 			    NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	ASSERT_EQ(0, syscall(SYS_finit_module, fd, "", 0));
@@ -543,7 +518,7 @@ TEST_F(prov, user_space_provider)
 
 	self->attr.max_data_size = 16;
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, enable(self->fd, SESSION, "user-prov", NULL, 0, 0, 0,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, "user-prov", NULL, 0, 0, 0,
 			    NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	EXPECT_EQ(1, user_write(ufd, 9, msg, 8));
@@ -604,7 +579,7 @@ TEST_F(prov, user_payload_every_length)
 	ASSERT_EQ(0, user_register(ufd, "user-len", user_guid));
 	self->attr.buffer_kb = 1024;
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, enable(self->fd, SESSION, "user-len", NULL, 0, 0, 0,
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, "user-len", NULL, 0, 0, 0,
 			    NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	/* src + 1: an unaligned source, as a packed payload may be. */

@@ -220,20 +220,17 @@ FIXTURE_TEARDOWN(stress)
 static int start_keeper(int fd)
 {
 	struct ketw_session_attr a;
-	struct ketw_enable e;
+	int err;
 
 	ketw_attr_init(&a, KEEPER);
 	a.buffer_kb = 64;
 	a.policy = KETW_POLICY_LOOP;
 	if (ioctl(fd, KETW_IOC_CREATE, &a))
 		return -errno;
-	memset(&e, 0, sizeof(e));
-	e.size = sizeof(e);
-	snprintf(e.session, sizeof(e.session), "%s", KEEPER);
-	snprintf(e.provider, sizeof(e.provider), "%s", KETW_STRESS_NAME);
-	e.filter.level = 1;
-	if (ioctl(fd, KETW_IOC_ENABLE, &e))
-		return -errno;
+	err = ketw_enable(fd, KEEPER, KETW_STRESS_NAME, NULL, 1, 0, 0, NULL,
+			  0, 0);
+	if (err)
+		return err;
 	return ketw_ref(fd, KETW_IOC_START, KEEPER) ? -errno : 0;
 }
 
