@@ -129,6 +129,19 @@ struct ketw_ring {
 	atomic_t full;		/* RB_FULL_*: on_full is called once */
 };
 
+/* ring->full: UNTIL_FULL calls on_full once per start. */
+#define RB_FULL_ARMED	0
+#define RB_FULL_HIT	1	/* irq_work queued to call on_full */
+#define RB_FULL_CALLED	2
+
+/* A reservation in progress: where the record goes, its cpu, number and time. */
+struct ketw_ring_resv {
+	void *rec;
+	u32 cpu;
+	u64 sequence;
+	u64 timestamp;
+};
+
 static __always_inline bool rb_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;
@@ -301,19 +314,6 @@ static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 	rb_end(ring, cb);
 }
 
-/* A reservation in progress: where the record goes, its cpu, number and time. */
-struct ketw_ring_resv {
-	void *rec;
-	u32 cpu;
-	u64 sequence;
-	u64 timestamp;
-};
-
-/* ring->full: UNTIL_FULL calls on_full once per start. */
-#define RB_FULL_ARMED	0
-#define RB_FULL_HIT	1	/* irq_work queued to call on_full */
-#define RB_FULL_CALLED	2
-
 /*
  * How far ahead of its need a LOOP writer releases records, so that the
  * next writers find room without a cmpxchg on the shared oldest (ftrace
@@ -461,6 +461,32 @@ static void rb_lose(struct ketw_ring *ring, struct rb_cpu *cb,
 }
 
 /*
+ * Is there no room for a record ending at @end in @cb's data area of
+ * @size bytes? Returns the counter its loss goes to, or NULL if it fits.
+ * LOOP never writes over a record that is not complete (end - commit);
+ * the others never over unread bytes (end - consumed), keeping
+ * KETW_SYSTEM_RESERVE back in UNTIL_FULL unless @system.
+ */
+static __always_inline local_t *
+rb_no_room(struct ketw_ring *ring, struct rb_cpu *cb, u32 size, u32 end,
+	   bool system)
+{
+	u32 tail;
+
+	if (ring->cfg.policy == KETW_POLICY_LOOP)
+		return end - READ_ONCE(cb->commit) > size ?
+		       &cb->meta->lost_busy : NULL;
+	if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL && !system)
+		size -= KETW_SYSTEM_RESERVE;
+	/*
+	 * Acquire pairs with the reader's release of consumed: it has
+	 * finished with those bytes before we reuse them.
+	 */
+	tail = smp_load_acquire(&cb->meta->consumed);
+	return end - tail > size ? &cb->meta->lost_full : NULL;
+}
+
+/*
  * The reservation, for any case; the caller has incremented committing
  * (and on failure it is decremented here). A zero @span reserves only the
  * OVERFLOW and RESUME pair, if events were lost, and fails if none were.
@@ -468,15 +494,12 @@ static void rb_lose(struct ketw_ring *ring, struct rb_cpu *cb,
 static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 		       bool system, struct ketw_ring_resv *resv)
 {
-	u32 size = cb->mask + 1, room = size;
+	u32 size = cb->mask + 1;
 	u32 pos, start, end, need, seq32, nrec;
 	unsigned long old, new;
 	u64 ts, seq, first_ts = 0, first_seq = 0;
 	local_t *lost;
 	void *rec;
-
-	if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL && !system)
-		room -= KETW_SYSTEM_RESERVE;
 
 	do {
 		old = local_read(&cb->reserve);
@@ -504,21 +527,7 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 		if ((pos & cb->mask) + need > size)
 			start = pos + size - (pos & cb->mask);
 		end = start + need;
-		lost = NULL;
-		if (ring->cfg.policy == KETW_POLICY_LOOP) {
-			/* Never write over a record that is not complete. */
-			if (end - READ_ONCE(cb->commit) > size)
-				lost = &cb->meta->lost_busy;
-		} else {
-			/*
-			 * Acquire pairs with the reader's release of consumed:
-			 * it has finished with those bytes before we reuse them.
-			 */
-			u32 tail = smp_load_acquire(&cb->meta->consumed);
-
-			if (end - tail > room)
-				lost = &cb->meta->lost_full;
-		}
+		lost = rb_no_room(ring, cb, size, end, system);
 		if (unlikely(lost)) {
 			if (!span) {
 				/* Only reporting: no room is no new loss. */
@@ -623,7 +632,7 @@ bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 {
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len);
-	u32 mask = cb->mask, pos, end, seq32, tail;
+	u32 mask = cb->mask, pos, end, seq32;
 	unsigned long old;
 	u64 ts, seq, last;
 
@@ -645,18 +654,8 @@ bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 	if (unlikely((old & RB_LOST) || (pos & mask) + span > mask + 1 ||
 		     (flags & KETW_RING_USE_RESERVE)))
 		goto slow;
-	/* As in rb_reserve(): LOOP never overtakes commit, the others the tail. */
-	if (ring->cfg.policy == KETW_POLICY_LOOP) {
-		if (unlikely(end - READ_ONCE(cb->commit) > mask + 1))
-			goto slow;
-	} else {
-		/* Pairs with the reader's release, as in rb_reserve(). */
-		tail = smp_load_acquire(&cb->meta->consumed);
-		if (unlikely(end - tail > mask + 1 -
-			     (ring->cfg.policy == KETW_POLICY_UNTIL_FULL ?
-			      KETW_SYSTEM_RESERVE : 0)))
-			goto slow;
-	}
+	if (unlikely(rb_no_room(ring, cb, mask + 1, end, false)))
+		goto slow;
 	seq32 = old >> RB_SEQ_SHIFT;
 	if (unlikely(local_cmpxchg(&cb->reserve, old,
 				   rb_word(seq32 + 1, end)) != old))
