@@ -111,7 +111,7 @@ check:
 	$(DEPS)
 	$(MAKE) all
 	$(MAKE) unit
-	$(MAKE) -C tools fuzz-smoke
+	$(MAKE) -C tools fuzz-check
 	$(MAKE) vm-check
 
 # libFuzzer on the file reader and the template parser and evaluator.

@@ -349,6 +349,9 @@ static void lex_string(struct parser *p)
 			perr_at(p, t->line, t->col, "string not closed");
 		if (c == '"')
 			break;
+		if (c == '\0')
+			perr_at(p, p->line, p->col,
+				"a NUL byte in a string (the text cannot hold one)");
 		if (c != '\\') {
 			s[n++] = (char)c;
 			advance(p);
@@ -366,6 +369,9 @@ static void lex_string(struct parser *p)
 			if (h1 < 0 || h2 < 0)
 				perr_at(p, p->line, p->col,
 					"\\x takes two hex digits");
+			if (!h1 && !h2)
+				perr_at(p, p->line, p->col,
+					"\\x00 would put a NUL in the text");
 			s[n++] = (char)(h1 << 4 | h2);
 			advance(p);
 			advance(p);

@@ -434,6 +434,7 @@ TEST(template_parse_errors)
 		{ PROV "1 \"x\" FOO", "e.tmpl:2:7: unknown descriptor 'FOO'" },
 		{ PROV "1 \"x\" \"open", "e.tmpl:2:7: string not closed" },
 		{ PROV "1 \"x\" \"a\\q\"", "e.tmpl:2:9: unknown escape (\\n, \\t, \\\\, \\\" and \\xHH are known)" },
+		{ PROV "1 \"x\" \"a\\x00\"", "e.tmpl:2:9: \\x00 would put a NUL in the text" },
 		{ PROV "1 \"x\" ;", "e.tmpl:2:7: unexpected character ';'" },
 		{ PROV "1 \"x\" }", "e.tmpl:2:7: unexpected '}'" },
 		{ PROV "1 \"x\" SWITCH U1, 1 { \"one\"\n2 \"y\"",
@@ -475,6 +476,19 @@ TEST(template_parse_errors)
 				  "case %zu: got \"%s\", want \"%s\"", i, err,
 				  c[i].want);
 	}
+}
+
+/* A raw NUL byte inside a string is refused like the \x00 escape. */
+TEST(template_parse_nul_in_string)
+{
+	static const char text[] = PROV "1 \"x\" \"a\0b\"\n";
+	struct ketw_templates *t = NULL;
+	char err[512] = "";
+
+	CHECK_EQ(ketw_templates_parse(text, sizeof(text) - 1, "e.tmpl", &t,
+				      err, sizeof(err)), -EINVAL);
+	CHECK(t == NULL);
+	CHECK_STR(err, "e.tmpl:2:9: a NUL byte in a string (the text cannot hold one)");
 }
 
 TEST(template_parse_depth_limits)
