@@ -10,18 +10,16 @@ MAKEFLAGS += --no-print-directory
 TOP   := $(CURDIR)
 BUILD := $(TOP)/build
 
-# Kernel to build against: KDIR wins; else KVER; else the newest
-# /lib/modules/<ver> with both a build dir and a /boot/vmlinuz-<ver>.
-# (The running host kernel is irrelevant: modules only load in the guest.)
-ifdef KDIR
-KVER    ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
-else
-KVER    ?= $(shell for d in /lib/modules/*/build; do v=$${d%/build}; \
-		v=$${v##*/}; [ -e /boot/vmlinuz-$$v ] && echo $$v; \
-		done | sort -V | tail -n1)
-KDIR    := /lib/modules/$(KVER)/build
-endif
-VMLINUZ ?= $(firstword $(wildcard $(KDIR)/arch/x86/boot/bzImage) /boot/vmlinuz-$(KVER))
+# The kernel to build against and boot: scripts/kernel.sh chooses it (KDIR
+# wins; else KVER; else the newest /lib/modules/<ver> with both a build dir
+# and a /boot/vmlinuz-<ver>) when a recipe needs it, never while make reads
+# this file: check, demo and bench install the kernel packages first, in
+# the same run. KDIR, KVER and VMLINUZ from the command line or the
+# environment reach the script as environment variables.
+KERNEL_SH   := $(TOP)/scripts/kernel.sh
+# Recipe prefix: sets $$KVER, $$KDIR and $$VMLINUZ in the recipe's shell,
+# or stops with a line naming what is missing.
+WITH_KERNEL  = k=$$($(KERNEL_SH) --check) && eval "$$k" &&
 
 INITRD  := $(BUILD)/initramfs.cpio.gz
 KOS     := $(TOP)/module/ketw.ko $(TOP)/module/samples/ketw_sample.ko \
@@ -38,13 +36,14 @@ VM_DEBUG         ?= slub_debug=FZPU page_poison=1
 # trace-cmd for selftests/ketw/tracecmd_test (scripts/deps.sh installs it).
 EXTRA_BINS       ?= /usr/bin/trace-cmd
 export KETW_MODULES KETW_TOOL KETW_TESTS_DIR SELFTESTS_SRCDIR EXTRA_BINS
-export VMLINUZ VM_TIMEOUT TEST_TIMEOUT VM_ACCEL VM_CPU VM_SMP VM_MEM \
+export VM_TIMEOUT TEST_TIMEOUT VM_ACCEL VM_CPU VM_SMP VM_MEM \
 	VM_APPEND VM_DEBUG VM_QUIET DMESG_ALLOW
 
-DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(TOP)/scripts/deps.sh)
+DEPS_SCRIPT ?= $(TOP)/scripts/deps.sh
+DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 
 .PHONY: all module tools selftests unit initramfs check vm-check demo \
-	vm-demo shell checkpatch sparse deps clean help kver bench vm-bench \
+	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
 	bench-tools fuzz
 
 all: module tools selftests
@@ -56,12 +55,16 @@ help:
 	@echo '  tools         build tools/ketw/ketw (make -C tools)'
 	@echo '  selftests     build selftests/ketw/*.c into build/selftests/ketw/'
 	@echo '  unit          host unit tests (make -C tools test)'
-	@echo '  check         deps + all + unit + short fuzz + the selftests in a QEMU guest'
-	@echo '  fuzz          libFuzzer on the file reader and templates (FUZZ_SECONDS=600 each)'
+	@echo '  scripts-test  host tests of the harness (scripts/tests/)'
+	@echo '  check         deps + all + unit + scripts-test + fuzz-check + the selftests'
+	@echo '                in a QEMU guest'
+	@echo '  fuzz          libFuzzer on the file reader and templates, random seeds'
+	@echo '                (FUZZ_SECONDS=600 each); check runs fixed seeds'
 	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests)'
 	@echo '  demo          deps + build + run scripts/guest/demo.sh in a QEMU guest'
 	@echo '  vm-demo       only the QEMU part of demo'
-	@echo '  shell         boot the guest with the modules loaded into a shell'
+	@echo '  shell         deps + build + boot the guest with the modules loaded into a shell'
+	@echo '  vm-shell      only the QEMU part of shell'
 	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
 	@echo '                a table of figures (not a test), saved to build/bench.txt'
 	@echo '  vm-bench      only the QEMU part of bench'
@@ -70,7 +73,7 @@ help:
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
 	@echo '  clean         remove everything built'
 	@echo '  kver          print the kernel version, KDIR and VMLINUZ in use'
-	@echo 'knobs: KDIR KVER VMLINUZ NO_DEPS=1 VM_TIMEOUT=600 TEST_TIMEOUT=300'
+	@echo 'knobs: KDIR KVER VMLINUZ (chosen by scripts/kernel.sh) NO_DEPS=1 VM_TIMEOUT=600 TEST_TIMEOUT=300'
 	@echo '       VM_ACCEL=tcg VM_CPU VM_SMP VM_MEM VM_APPEND VM_DEBUG VM_QUIET=1'
 	@echo '       EXTRA_BINS=/usr/bin/trace-cmd (default) KETW_MODULES KETW_TOOL'
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
@@ -78,27 +81,27 @@ help:
 	@echo '       CHECK_APPEND="tsc=reliable" (check only)'
 
 kver:
-	@echo "KVER=$(KVER) KDIR=$(KDIR) VMLINUZ=$(VMLINUZ)"
+	@$(WITH_KERNEL) echo "KVER=$$KVER KDIR=$$KDIR VMLINUZ=$$VMLINUZ"
 
 deps:
 	$(DEPS)
 
-kdir-ok:
-	@[ -n "$(KVER)" ] && [ -d "$(KDIR)" ] || { echo "no kernel build dir" \
-		"(KDIR=$(KDIR)); run make deps or set KDIR" >&2; exit 1; }
-.PHONY: kdir-ok
+module:
+	@$(WITH_KERNEL) $(MAKE) -C "$$KDIR" M=$(TOP) modules
 
-module: kdir-ok
-	$(MAKE) -C $(KDIR) M=$(TOP) modules
-
-sparse: kdir-ok
-	$(MAKE) -C $(KDIR) M=$(TOP) C=2 modules
+sparse:
+	@$(WITH_KERNEL) $(MAKE) -C "$$KDIR" M=$(TOP) C=2 modules
 
 tools:
 	$(MAKE) -C tools
 
 unit:
 	$(MAKE) -C tools test
+
+# Host tests of the harness itself (scripts/tests/*-test.sh).
+scripts-test:
+	@for t in $(TOP)/scripts/tests/*-test.sh; do \
+		echo "  TEST    $${t#$(TOP)/}"; bash "$$t" || exit 1; done
 
 selftests:
 	$(MAKE) -C selftests/ketw BUILD=$(BUILD) OUTPUT=$(SELFTESTS_OUT) SRCDIR=$(SELFTESTS_SRCDIR)
@@ -107,16 +110,18 @@ selftests:
 initramfs: selftests
 	$(TOP)/scripts/mkinitramfs.sh $(INITRD)
 
-check:
-	$(DEPS)
+# check, demo and bench: the packages first, then everything that needs
+# them (the kernel is chosen after deps; see KERNEL_SH above).
+check: deps
+	$(MAKE) kver
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) scripts-test
 	$(MAKE) -C tools fuzz-check
 	$(MAKE) vm-check
 
 # libFuzzer on the file reader and the template parser and evaluator.
-fuzz:
-	$(DEPS)
+fuzz: deps
 	$(MAKE) -C tools fuzz
 
 # tsc=reliable: QEMU derives every vCPU's TSC from one host clock, but the
@@ -126,16 +131,23 @@ fuzz:
 CHECK_APPEND   ?= tsc=reliable
 
 vm-check: initramfs
-	INITRD=$(INITRD) VM_APPEND="$(CHECK_APPEND) $(VM_APPEND)" \
+	@$(WITH_KERNEL) VMLINUZ="$$VMLINUZ" INITRD=$(INITRD) \
+		VM_APPEND="$(CHECK_APPEND) $(VM_APPEND)" \
 		$(TOP)/scripts/run-vm.sh check
 
-demo:
-	$(DEPS)
+demo: deps
+	$(MAKE) kver
 	$(MAKE) module tools
 	$(MAKE) vm-demo
 
-vm-demo shell: initramfs
-	INITRD=$(INITRD) $(TOP)/scripts/run-vm.sh $(patsubst vm-%,%,$@)
+shell: deps
+	$(MAKE) kver
+	$(MAKE) module tools
+	$(MAKE) vm-shell
+
+vm-demo vm-shell: initramfs
+	@$(WITH_KERNEL) VMLINUZ="$$VMLINUZ" INITRD=$(INITRD) \
+		$(TOP)/scripts/run-vm.sh $(patsubst vm-%,%,$@)
 
 # bench: figures, not a test. Its own initramfs (no selftests, plus
 # ketw_bench.ko and ketw-drain-bench in /ketw/bench/), its own build/vm-bench/
@@ -149,8 +161,8 @@ BENCH_FILES    := $(TOP)/module/bench/ketw_bench.ko \
 BENCH_APPEND   ?= tsc=reliable
 BENCH_VM_DEBUG ?=
 
-bench:
-	$(DEPS)
+bench: deps
+	$(MAKE) kver
 	$(MAKE) module tools bench-tools
 	$(MAKE) vm-bench
 
@@ -160,7 +172,8 @@ bench-tools:
 vm-bench:
 	KETW_TESTS_DIR= KETW_BENCH_FILES="$(BENCH_FILES)" \
 		$(TOP)/scripts/mkinitramfs.sh $(BENCH_INITRD)
-	INITRD=$(BENCH_INITRD) VM_DIR=$(BUILD)/vm-bench VM_DEBUG="$(BENCH_VM_DEBUG)" \
+	@$(WITH_KERNEL) VMLINUZ="$$VMLINUZ" \
+		INITRD=$(BENCH_INITRD) VM_DIR=$(BUILD)/vm-bench VM_DEBUG="$(BENCH_VM_DEBUG)" \
 		VM_APPEND="$(BENCH_APPEND) $(VM_APPEND)" $(TOP)/scripts/run-vm.sh bench
 
 CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi \
@@ -176,7 +189,8 @@ checkpatch:
 	@echo "checkpatch: $(words $(CHECKPATCH_FILES)) files clean"
 
 clean:
-	-[ ! -d "$(KDIR)" ] || $(MAKE) -C $(KDIR) M=$(TOP) clean
+	-@k=$$($(KERNEL_SH) 2>/dev/null) && eval "$$k" && [ -d "$$KDIR" ] && \
+		$(MAKE) -C "$$KDIR" M=$(TOP) clean
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
 	-[ ! -f tools/bench/Makefile ] || $(MAKE) -C tools/bench clean
 	rm -rf $(BUILD)
