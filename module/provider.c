@@ -659,32 +659,45 @@ int ketw_session_get_filter(struct ketw_enable *req)
 	return 0;
 }
 
+/*
+ * The list ioctls fill a kernel buffer under ketw_mutex and copy it out
+ * after: a copy to user space may fault and take mmap_lock, and munmap()
+ * (mmap_lock held) may drop a session's last reference, whose release
+ * must never wait for ketw_mutex behind us.
+ */
+
 /**
  * ketw_providers_list() - copy the registry to user space
  * @l: the request; @l->count is set to the number of providers.
  *
- * Return: 0; -EFAULT.
+ * Return: 0; -EFAULT; -ENOMEM.
  */
 int ketw_providers_list(struct ketw_list *l)
 {
 	struct ketw_provider_info __user *out = u64_to_user_ptr(l->entries);
-	struct ketw_provider_info pi;
+	struct ketw_provider_info *pi = NULL;
 	struct ketw_provider *prov;
-	u32 n = 0;
+	u32 n = 0, i = 0, cap;
 	int err = 0;
 
 	mutex_lock(&ketw_mutex);
-	list_for_each_entry(prov, &ketw_providers, node) {
-		if (n < l->capacity) {
-			ketw_provider_info_fill(&pi, prov);
-			if (copy_to_user(&out[n], &pi, sizeof(pi))) {
-				err = -EFAULT;
-				break;
-			}
-		}
+	list_for_each_entry(prov, &ketw_providers, node)
 		n++;
+	cap = min(n, l->capacity);
+	if (cap) {
+		pi = kvmalloc_array(cap, sizeof(*pi), GFP_KERNEL);
+		if (!pi)
+			err = -ENOMEM;
+	}
+	list_for_each_entry(prov, &ketw_providers, node) {
+		if (!pi || i == cap)
+			break;
+		ketw_provider_info_fill(&pi[i++], prov);
 	}
 	mutex_unlock(&ketw_mutex);
+	if (!err && copy_to_user(out, pi, array_size(cap, sizeof(*pi))))
+		err = -EFAULT;
+	kvfree(pi);
 	l->count = n;
 	return err;
 }
@@ -699,31 +712,34 @@ int ketw_events_list(struct ketw_list *l)
 {
 	struct ketw_event_info __user *out = u64_to_user_ptr(l->entries);
 	struct ketw_provider *prov, *found = NULL;
-	struct ketw_event_info *ei;
-	u32 i;
+	struct ketw_event_info *ei = NULL;
+	u32 i, cap = 0;
 	int err;
 
 	err = ketw_req_check(l->provider, l->guid);
 	if (err)
 		return err;
-	ei = kmalloc(sizeof(*ei), GFP_KERNEL);
-	if (!ei)
-		return -ENOMEM;
 	mutex_lock(&ketw_mutex);
 	list_for_each_entry(prov, &ketw_providers, node)
 		if (ketw_req_names(l->provider, l->guid, prov))
 			found = prov;
 	err = found ? 0 : -ENOENT;
-	for (i = 0; found && i < found->nr_events && i < l->capacity; i++) {
-		ketw_event_info_fill(ei, found, &found->events[i]);
-		if (copy_to_user(&out[i], ei, sizeof(*ei))) {
-			err = -EFAULT;
-			break;
+	if (found)
+		cap = min(found->nr_events, l->capacity);
+	if (cap) {
+		ei = kvmalloc_array(cap, sizeof(*ei), GFP_KERNEL);
+		if (!ei) {
+			err = -ENOMEM;
+			cap = 0;
 		}
 	}
+	for (i = 0; i < cap; i++)
+		ketw_event_info_fill(&ei[i], found, &found->events[i]);
 	l->count = found ? found->nr_events : 0;
 	mutex_unlock(&ketw_mutex);
-	kfree(ei);
+	if (!err && copy_to_user(out, ei, array_size(cap, sizeof(*ei))))
+		err = -EFAULT;
+	kvfree(ei);
 	return err;
 }
 
