@@ -27,8 +27,18 @@ int ketw_user_gid = -1;
 module_param_named(user_gid, ketw_user_gid, int, 0644);
 MODULE_PARM_DESC(user_gid, "group that may open /dev/ketw_user and log user events (-1: root only)");
 
+/*
+ * An open /dev/ketw or /dev/ketw_user. The rules for @session are in
+ * Documentation/ketw-lifetimes.rst: it changes under @attach_lock and is
+ * published under @session_lock, under which read(), poll() and mmap()
+ * take their own reference.
+ */
 struct ketw_file {
-	struct ketw_session *session;	/* attached, or NULL */
+	struct mutex attach_lock;	/* one change of @session at a time */
+	spinlock_t session_lock;	/* publishes @session */
+	struct ketw_session *session;	/* attached (a reference), or NULL */
+	wait_queue_head_t wait;		/* read() and poll() sleep here */
+	wait_queue_entry_t ring_wait;	/* on @session's ring: wakes @wait */
 	unsigned int cursor;		/* the CPU read() starts from */
 	bool user_only;			/* opened through /dev/ketw_user */
 	struct mutex lock;		/* user_prov */
@@ -36,6 +46,16 @@ struct ketw_file {
 };
 
 static struct miscdevice ketw_user_misc;
+
+/* The attached session's ring woke its waiters: wake the file's. */
+static int ketw_file_ring_wake(struct wait_queue_entry *wq, unsigned int mode,
+			       int sync, void *key)
+{
+	struct ketw_file *kf = container_of(wq, struct ketw_file, ring_wait);
+
+	wake_up_interruptible_all(&kf->wait);
+	return 0;
+}
 
 static int ketw_open(struct inode *inode, struct file *file)
 {
@@ -51,38 +71,71 @@ static int ketw_open(struct inode *inode, struct file *file)
 	if (!kf)
 		return -ENOMEM;
 	kf->user_only = user_only;
+	mutex_init(&kf->attach_lock);
+	spin_lock_init(&kf->session_lock);
+	init_waitqueue_head(&kf->wait);
+	init_waitqueue_func_entry(&kf->ring_wait, ketw_file_ring_wake);
 	mutex_init(&kf->lock);
 	file->private_data = kf;
 	return 0;
 }
 
-static void ketw_file_detach(struct ketw_file *kf)
+/* The session @kf is attached to, with a reference; or NULL. */
+static struct ketw_session *ketw_file_session(struct ketw_file *kf)
 {
-	struct ketw_session *s = kf->session;
+	struct ketw_session *s;
 
-	if (!s)
-		return;
-	mutex_lock(&ketw_mutex);
-	s->attached--;
-	mutex_unlock(&ketw_mutex);
-	kf->session = NULL;
-	ketw_session_put(s);
+	spin_lock(&kf->session_lock);
+	s = kf->session;
+	if (s)
+		kref_get(&s->kref);
+	spin_unlock(&kf->session_lock);
+	return s;
 }
 
-static void ketw_file_attach(struct ketw_file *kf, struct ketw_session *s)
+/*
+ * Attach @kf to @s, taking over the caller's reference, or detach it (@s
+ * NULL). Sleepers in read() and poll() are woken to look again.
+ *
+ * Return: 0; -ENOENT if @s was destroyed meanwhile (the reference is
+ * dropped and the file stays as it was).
+ */
+static int ketw_file_set(struct ketw_file *kf, struct ketw_session *s)
 {
-	ketw_file_detach(kf);
-	mutex_lock(&ketw_mutex);
-	s->attached++;
-	mutex_unlock(&ketw_mutex);
-	kf->session = s;	/* takes over the caller's reference */
+	struct ketw_session *old = kf->session;
+	int err;
+
+	lockdep_assert_held(&kf->attach_lock);
+	if (old == s) {
+		if (s)
+			ketw_session_put(s);	/* attached already */
+		return 0;
+	}
+	err = ketw_session_attach(s, old);
+	if (err) {
+		ketw_session_put(s);
+		return err;
+	}
+	if (old)
+		ketw_session_unwatch(old, &kf->ring_wait);
+	if (s)
+		ketw_session_watch(s, &kf->ring_wait);
+	spin_lock(&kf->session_lock);
+	kf->session = s;
+	spin_unlock(&kf->session_lock);
+	wake_up_interruptible_all(&kf->wait);
+	if (old)
+		ketw_session_put(old);
+	return 0;
 }
 
 static int ketw_release(struct inode *inode, struct file *file)
 {
 	struct ketw_file *kf = file->private_data;
 
-	ketw_file_detach(kf);
+	mutex_lock(&kf->attach_lock);
+	ketw_file_set(kf, NULL);
+	mutex_unlock(&kf->attach_lock);
 	if (kf->user_prov)
 		ketw_user_provider_unregister(kf->user_prov);
 	kfree(kf);
@@ -150,7 +203,11 @@ static long ketw_ioctl_create(struct ketw_file *kf, void __user *uarg)
 	err = ketw_session_create(&attr, &s);
 	if (err)
 		return err;
-	ketw_file_attach(kf, s);
+	mutex_lock(&kf->attach_lock);
+	err = ketw_file_set(kf, s);
+	mutex_unlock(&kf->attach_lock);
+	if (err)
+		return err;	/* destroyed by another file already */
 	/* On EFAULT the session exists all the same: the caller may GET it. */
 	return ketw_copy_sized_out(uarg, &attr, sizeof(attr), usize);
 }
@@ -375,13 +432,17 @@ static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 		err = ketw_session_stop(s);
 		break;
 	case KETW_IOC_DESTROY:
+		mutex_lock(&kf->attach_lock);
 		err = ketw_session_destroy(s, kf->session);
 		if (!err && kf->session == s)
-			ketw_file_detach(kf);
+			ketw_file_set(kf, NULL);
+		mutex_unlock(&kf->attach_lock);
 		break;
 	case KETW_IOC_ATTACH:
-		ketw_file_attach(kf, s);
-		return 0;	/* the file keeps the reference */
+		mutex_lock(&kf->attach_lock);
+		err = ketw_file_set(kf, s);
+		mutex_unlock(&kf->attach_lock);
+		return err;	/* the file keeps the reference */
 	case KETW_IOC_FLUSH:
 		err = ketw_session_flush(s);
 		break;
@@ -434,53 +495,85 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
+/*
+ * Drain the attached session; sleep while it runs with nothing to read.
+ * A sleeper follows its file: re-attached, it goes on with the new
+ * session; detached, it returns what it has, or 0 (end of file).
+ */
 static ssize_t ketw_read(struct file *file, char __user *buf, size_t len,
 			 loff_t *ppos)
 {
 	struct ketw_file *kf = file->private_data;
+	struct ketw_session *s;
+	ssize_t ret;
 
-	if (kf->user_only || !kf->session)
+	if (kf->user_only)
 		return -EINVAL;
-	if (!len)
-		return 0;
-	return ketw_session_read(kf->session, &kf->cursor, buf, len,
-				 file->f_flags & O_NONBLOCK);
+	s = ketw_file_session(kf);
+	if (!s)
+		return -EINVAL;
+	for (ret = 0; len; ) {
+		ret = ketw_session_read(s, &kf->cursor, buf, len);
+		if (ret != -EAGAIN || (file->f_flags & O_NONBLOCK))
+			break;
+		ret = ketw_session_wait(s, &kf->wait, &kf->session);
+		if (ret)
+			break;
+		cond_resched();	/* records left that a retry did not get */
+		if (READ_ONCE(kf->session) != s) {
+			ketw_session_put(s);
+			s = ketw_file_session(kf);
+			if (!s)
+				return 0;
+		}
+	}
+	ketw_session_put(s);
+	return ret;
 }
 
 /*
  * Readable at the session's watermark; when the session is not running,
- * readable while records are left and hung up once it is drained.
+ * readable while records are left and hung up once it is drained. The
+ * poll table entry is on the file's own wait queue, which outlives any
+ * session the file is attached to.
  */
 static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 {
 	struct ketw_file *kf = file->private_data;
-	struct ketw_ring *ring;
+	struct ketw_session *s;
+	__poll_t mask;
 
-	if (kf->user_only || !kf->session)
+	if (kf->user_only)
 		return EPOLLERR;
-	ring = kf->session->ring;
-	ketw_ring_poll_wait(ring, file, pt);
-	if (ketw_ring_above_watermark(ring))
-		return EPOLLIN | EPOLLRDNORM;
-	if (READ_ONCE(kf->session->state) != KETW_STATE_RUNNING)
-		return ketw_ring_empty(ring) ? EPOLLHUP :
-					       EPOLLIN | EPOLLRDNORM;
-	return 0;
+	poll_wait(file, &kf->wait, pt);
+	s = ketw_file_session(kf);
+	if (!s)
+		return EPOLLERR;
+	mask = ketw_session_poll(s);
+	ketw_session_put(s);
+	return mask;
 }
 
 /*
  * See KETW_MMAP_CPU() in the uapi header for the layout. A data area is
  * mapped by one consumer at a time, and not while a read() runs (EBUSY):
- * two consumers would corrupt each other's position.
+ * two consumers would corrupt each other's position. The mapping holds
+ * the session, whatever the file does later.
  */
 static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketw_file *kf = file->private_data;
-	struct ketw_session *s = kf->session;
+	struct ketw_session *s;
+	int err;
 
-	if (kf->user_only || !s)
+	if (kf->user_only)
 		return -EINVAL;
-	return ketw_session_mmap(s, vma);
+	s = ketw_file_session(kf);
+	if (!s)
+		return -EINVAL;
+	err = ketw_session_mmap(s, vma);
+	ketw_session_put(s);
+	return err;
 }
 
 static const struct file_operations ketw_fops = {

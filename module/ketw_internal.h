@@ -12,6 +12,8 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <ketw.h>
 
@@ -27,6 +29,9 @@
 extern struct mutex ketw_mutex;
 extern struct list_head ketw_sessions;
 
+/* The module's own work (sessions' auto-stop): module exit drains it. */
+extern struct workqueue_struct *ketw_wq;
+
 /**
  * struct ketw_session - a trace stream (ETW session, POSIX trace stream)
  * @node:       ketw_sessions, under ketw_mutex.
@@ -38,7 +43,9 @@ extern struct list_head ketw_sessions;
  * @destroyed:  removed from the list; only attached files still hold it.
  * @read_mutex: one reader at a time.
  * @max_span:   the largest record the session stores, in bytes.
- * @auto_stop:  UNTIL_FULL: stops the session from process context.
+ * @auto_stop:  UNTIL_FULL: stops the session from process context;
+ *              holds a reference while queued.
+ * @auto_stop_queued: @auto_stop is queued and not yet started.
  * @auto_stopped: the full policy stopped the session; under ketw_mutex.
  * @overrun_seen: losses reported by the last STATUS; under ketw_mutex.
  * @flushing:   a FLUSH is running; under ketw_mutex.
@@ -60,6 +67,7 @@ struct ketw_session {
 	struct mutex read_mutex;	/* one reader at a time */
 	u32 max_span;
 	struct work_struct auto_stop;
+	atomic_t auto_stop_queued;
 	bool auto_stopped;
 	u64 overrun_seen;
 	bool flushing;
@@ -143,7 +151,15 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
 			     const void *data, size_t len);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
-			  char __user *buf, size_t len, bool nonblock);
+			  char __user *buf, size_t len);
+int ketw_session_wait(struct ketw_session *s, wait_queue_head_t *wq,
+		      struct ketw_session *const *attached);
+__poll_t ketw_session_poll(struct ketw_session *s);
+int ketw_session_attach(struct ketw_session *s, struct ketw_session *old);
+void ketw_session_watch(struct ketw_session *s,
+			struct wait_queue_entry *wq_entry);
+void ketw_session_unwatch(struct ketw_session *s,
+			  struct wait_queue_entry *wq_entry);
 int ketw_session_status(struct ketw_session *s,
 			struct ketw_session_status *st);
 int ketw_session_flush(struct ketw_session *s);

@@ -4,6 +4,7 @@
  */
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/workqueue.h>
 
 #include "clock.h"
 #include "ketw_internal.h"
@@ -11,13 +12,18 @@
 /* Serialises every control operation; see ketw_internal.h. */
 DEFINE_MUTEX(ketw_mutex);
 
+struct workqueue_struct *ketw_wq;
+
 static int __init ketw_init(void)
 {
 	int err;
 
+	ketw_wq = alloc_workqueue("ketw", 0, 0);
+	if (!ketw_wq)
+		return -ENOMEM;
 	err = ketw_clock_init();
 	if (err)
-		return err;
+		goto out_wq;
 	err = ketw_dev_init();
 	if (err)
 		goto out_clock;
@@ -31,6 +37,8 @@ out_dev:
 	ketw_dev_exit();
 out_clock:
 	ketw_clock_exit();
+out_wq:
+	destroy_workqueue(ketw_wq);
 	return err;
 }
 
@@ -40,6 +48,8 @@ static void __exit ketw_exit(void)
 	ketw_dev_exit();
 	/* Sessions hold the module: none can be left, but be sure. */
 	ketw_sessions_destroy_all();
+	/* An auto-stop work may still be returning from its last put. */
+	destroy_workqueue(ketw_wq);
 	ketw_clock_exit();
 }
 

@@ -12,12 +12,18 @@
  *   consumed  - UNTIL_FULL, FLUSH: the reader's position (in the meta
  *               page) and the writers' tail: they never overwrite unread
  *               bytes.
- *   oldest    - LOOP: the first record neither read nor overwritten (in
- *               the meta page). Writers move it forward over a record
- *               before writing over it; readers move it over a record
- *               they have copied. Both with cmpxchg: whoever moves it over
- *               a record owns that record, so each is counted once, as
- *               read or as overwritten.
+ *   oldest    - LOOP: the first record writers have not released (kernel
+ *               memory, rb_cpu.oldest); writers move it forward over
+ *               records before writing over them.
+ *   claim     - LOOP: the reader's position, the meta page's oldest. The
+ *               reader moves it over a record it has copied; writers move
+ *               it over the records they release. Both with cmpxchg:
+ *               whoever moves it over a record owns that record, so each
+ *               is counted once, as read or as overwritten.
+ *
+ * The meta page is mapped writable: the kernel never reads back a value
+ * from it but consumed and the claim, and validates both (see
+ * rb_reader_pos() and Documentation/ketw-lifetimes.rst).
  *
  * Writers on one CPU nest like a stack (task < softirq < hardirq < NMI): a
  * writer that interrupts another finishes before the interrupted one goes
@@ -80,7 +86,8 @@ struct rb_meta {
 	local_t lost_nested;
 	local_t overwritten;
 	local_t truncated;
-	u64 reserved1[4];
+	u64 resyncs;
+	u64 reserved1[3];
 	u32 consumed;
 	u32 reserved2;
 	u64 read;
@@ -94,6 +101,8 @@ static_assert(offsetof(struct rb_meta, written) ==
 	      offsetof(struct ketw_meta_page, written));
 static_assert(offsetof(struct rb_meta, truncated) ==
 	      offsetof(struct ketw_meta_page, truncated));
+static_assert(offsetof(struct rb_meta, resyncs) ==
+	      offsetof(struct ketw_meta_page, resyncs));
 static_assert(offsetof(struct rb_meta, consumed) ==
 	      offsetof(struct ketw_meta_page, consumed));
 static_assert(offsetof(struct rb_meta, read) ==
@@ -104,7 +113,8 @@ static_assert(sizeof(local_t) == sizeof(__u64));
 struct rb_cpu {
 	local_t reserve;
 	local_t committing;	/* writers between reserve and commit */
-	u32 commit;		/* private copy of meta->commit */
+	u32 commit;		/* the commit position; meta->commit a copy */
+	u32 oldest;		/* LOOP: first record writers have not released */
 	u32 mask;
 	u64 seq_hint;		/* a recent full sequence number */
 	u64 last_ts;		/* the latest timestamp handed out */
@@ -182,11 +192,67 @@ static __always_inline unsigned long rb_word(u32 seq32, u32 pos)
 	return ((unsigned long)seq32 << RB_SEQ_SHIFT) | pos;
 }
 
-/* The reader's position: oldest in LOOP, consumed otherwise. */
-static __always_inline u32 rb_tail(struct ketw_ring *ring, struct rb_cpu *cb)
+/*
+ * The reader's word in the meta page: the claim in LOOP, consumed
+ * otherwise. User space may write it: see rb_reader_pos().
+ */
+static __always_inline u32 *rb_reader_word(struct ketw_ring *ring,
+					   struct rb_cpu *cb)
 {
-	return ring->cfg.policy == KETW_POLICY_LOOP ?
-	       READ_ONCE(cb->meta->oldest) : READ_ONCE(cb->meta->consumed);
+	return ring->cfg.policy == KETW_POLICY_LOOP ? &cb->meta->oldest :
+						      &cb->meta->consumed;
+}
+
+/*
+ * The reader's position, validated, and the commit position, loaded in
+ * that order: a reader never passes a commit it has seen, so the later
+ * commit is never behind a true position. *@raw gets the word as loaded;
+ * if it cannot be right (not 8-aligned, ahead of commit, more than a
+ * buffer behind it, or in LOOP behind the writers' oldest), the position
+ * returned is one the kernel knows to be a record boundary with nothing
+ * unread lost before it: the writers' oldest in LOOP, the commit
+ * position otherwise.
+ */
+static u32 rb_reader_pos(struct ketw_ring *ring, struct rb_cpu *cb,
+			 u32 *commit, u32 *raw)
+{
+	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
+	u32 t = 0, c, p;
+
+	/*
+	 * Acquire: each load before the next. The claim never falls behind
+	 * the writers' oldest (they move the claim first), nor gets ahead
+	 * of commit.
+	 */
+	if (loop)	/* Acquire: before the claim (writers move it first). */
+		t = smp_load_acquire(&cb->oldest);
+	/* Acquire: before commit, which a reader never passes. */
+	c = smp_load_acquire(rb_reader_word(ring, cb));
+	/* Pairs with smp_wmb() before the commit store in rb_end(). */
+	p = smp_load_acquire(&cb->commit);
+	*commit = p;
+	*raw = c;
+	if ((c & (KETW_RECORD_ALIGN - 1)) || rb_before(p, c) ||
+	    (loop ? rb_before(c, t) : p - c > cb->mask + 1))
+		return loop ? t : p;
+	return c;
+}
+
+/*
+ * A reader found its word bad (@raw) and goes on from @pos: put @pos in
+ * the word (in LOOP unless it changed meanwhile: then the next claim
+ * fails and the reader looks again), and count the resynchronisation.
+ */
+static noinline void rb_resync(struct ketw_ring *ring, struct rb_cpu *cb,
+			       int cpu, u32 raw, u32 pos)
+{
+	if (ring->cfg.policy == KETW_POLICY_LOOP)
+		cmpxchg(&cb->meta->oldest, raw, pos);
+	else	/* Pairs with smp_load_acquire() of consumed in reserve. */
+		smp_store_release(&cb->meta->consumed, pos);
+	WRITE_ONCE(cb->meta->resyncs, READ_ONCE(cb->meta->resyncs) + 1);
+	pr_warn_ratelimited("ketw: cpu%d: reader position %u in the meta page is not valid, going on from %u\n",
+			    cpu, raw, pos);
 }
 
 /* Wake readers if some wait, for any record or for the watermark. */
@@ -195,9 +261,11 @@ static __always_inline void rb_wakeup(struct ketw_ring *ring,
 {
 	unsigned int w = READ_ONCE(ring->waiters);
 
+	/* The raw reader word: a bad one costs this ring a wakeup. */
 	if (unlikely(w) &&
 	    ((w & KETW_WAIT_ANY) ||
-	     commit - rb_tail(ring, cb) >= ring->cfg.watermark))
+	     commit - READ_ONCE(*rb_reader_word(ring, cb)) >=
+	     ring->cfg.watermark))
 		irq_work_queue(&cb->wake_work);
 }
 
@@ -316,76 +384,150 @@ static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 
 /*
  * How far ahead of its need a LOOP writer releases records, so that the
- * next writers find room without a cmpxchg on the shared oldest (ftrace
- * overwrites a page at a time for the same reason).
+ * next writers find room without a cmpxchg on the shared claim word
+ * (ftrace overwrites a page at a time for the same reason).
  */
 #define RB_RELEASE_AHEAD	PAGE_SIZE
 
 /*
- * LOOP: move oldest over whole records until [end - size, end) is free,
- * and up to RB_RELEASE_AHEAD further while the records are committed.
- * Every record below end - size is committed (the caller checked that
- * end - commit <= size), so its header is valid to read.
+ * How often a writer's cmpxchg on the claim word may fail without the
+ * reader having moved it forward, before the writer gives up on it.
+ */
+#define RB_CLAIM_TRIES		4
+
+/* Is @w a claim a reader could have made, with writers at @t? */
+static __always_inline bool rb_claim_ok(struct rb_cpu *cb, u32 w, u32 t)
+{
+	/*
+	 * Commit after the claim: a nested writer may have committed more
+	 * since our caller looked, and the reader claimed it; taking that
+	 * claim for a bad one would move it back.
+	 */
+	smp_rmb();
+	return !(w & (KETW_RECORD_ALIGN - 1)) && !rb_before(w, t) &&
+	       !rb_before(READ_ONCE(cb->commit), w);
+}
+
+/* Records (not padding) from @from to @to, as the caller walked them. */
+static u32 rb_loop_count(struct rb_cpu *cb, u32 from, u32 to)
+{
+	struct ketw_event_header *h;
+	u32 pos, span, n = 0;
+
+	for (pos = from; rb_before(pos, to); pos += span) {
+		h = cb->data + (pos & cb->mask);
+		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
+		if (unlikely(span < KETW_RECORD_ALIGN))
+			break;	/* a nested writer's: our caller retries */
+		n += !(READ_ONCE(h->flags) & KETW_RECORD_PADDING);
+	}
+	return n;
+}
+
+/*
+ * Release the records in [@t, @to) (whole, committed, walked by the
+ * caller) to writers: the claim word moves past them unless the reader
+ * claimed them all, and those the reader had not claimed count as
+ * overwritten. While the reader moves the claim forward, we follow it
+ * (that ends at @to at the latest). A claim word that cannot be right
+ * (user space may write it: misaligned, behind @t, ahead of commit) is
+ * replaced; one that keeps changing otherwise, a scribbler's, is given
+ * up on after RB_CLAIM_TRIES: its reader may then copy records while we
+ * write over them, and only its own data suffers.
+ */
+static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to)
+{
+	unsigned int tries = 0;
+	u32 w, prev, from, n;
+
+	/*
+	 * Acquire: a reader that moved the claim copied the records before
+	 * its cmpxchg; our writes over them come after this.
+	 */
+	w = smp_load_acquire(&cb->meta->oldest);
+	for (;;) {
+		from = rb_claim_ok(cb, w, t) ? w : t;
+		if (!rb_before(from, to))
+			return;		/* the reader took them all */
+		n = rb_loop_count(cb, from, to);
+		/*
+		 * A full cmpxchg: the reader on another CPU races for the
+		 * same records. Success orders our writes over them after it.
+		 */
+		prev = cmpxchg(&cb->meta->oldest, w, to);
+		if (prev == w)
+			break;
+		/* The reader claimed more: follow it. Anything else, count. */
+		if (!(from == w && rb_before(w, prev) &&
+		      rb_claim_ok(cb, prev, t)) &&
+		    ++tries >= RB_CLAIM_TRIES)
+			break;
+		w = prev;
+	}
+	local_add(n, &cb->meta->overwritten);
+}
+
+/*
+ * LOOP: move the writers' oldest over whole records until [end - size,
+ * end) is free, and up to RB_RELEASE_AHEAD further while the records are
+ * committed. Every record from the writers' oldest to commit was written
+ * by a writer of this CPU into a data area user space cannot write, so
+ * its header is valid to read, unless a nested writer releases and
+ * overwrites it while we walk: then the oldest moved, our cmpxchg on it
+ * fails and we walk again from the new one.
  */
 static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 {
 	u32 size = cb->mask + 1, limit = end - size;
 	struct ketw_event_header *h;
-	u32 t, to, span, n, ahead, commit;
+	u32 t, to, span, ahead, commit;
 
 	for (;;) {
-		/*
-		 * Acquire: a reader that moved oldest copied the record
-		 * before its cmpxchg; our writes over it come after this.
-		 */
-		t = smp_load_acquire(&cb->meta->oldest);
+		t = READ_ONCE(cb->oldest);
 		if (!rb_before(t, limit))
 			break;
 		/*
 		 * Never past commit: records beyond may be being written.
-		 * commit is at least limit (the caller checked end - commit
-		 * <= size), and oldest at most a lap behind it, so walking
-		 * to ahead, within a lap of t, covers limit.
+		 * commit is at least limit (the caller checked that end -
+		 * commit <= size), and oldest at most a lap behind it, so
+		 * walking to ahead, within a lap of t, covers limit.
 		 */
 		ahead = limit + RB_RELEASE_AHEAD;
 		commit = READ_ONCE(cb->commit);
 		if (rb_before(commit, ahead))
 			ahead = commit;
-		/* Release every record up to there in one cmpxchg. */
-		for (to = t, n = 0; rb_before(to, ahead) && to - t < size;
+		for (to = t; rb_before(to, ahead) && to - t < size;
 		     to += span) {
 			h = cb->data + (to & cb->mask);
 			span = KETW_RECORD_SPAN(READ_ONCE(h->size));
-			/*
-			 * A nested writer or a reader may move oldest, and a
-			 * nested writer overwrite these headers, while we
-			 * read them; then the cmpxchg fails and we read again
-			 * from the new oldest. A bad size can only come from
-			 * such a race, so it is never acted on.
-			 */
+			/* Only a nested writer's overwrite gives a bad size. */
 			if (unlikely(span < KETW_RECORD_ALIGN))
 				span = KETW_RECORD_ALIGN;
-			n += !(READ_ONCE(h->flags) & KETW_RECORD_PADDING);
 		}
 		/*
-		 * A full cmpxchg, not a local one: the reader on another CPU
-		 * races for the same records. Success orders our later
-		 * writes over them after it (readers claim a record only by
-		 * moving oldest over it, after copying it).
+		 * A writer that nested in during the walk released records
+		 * and may have written over the headers we read: to may not
+		 * be a record. Walk again. (Same CPU: it has finished, and a
+		 * compiler barrier is all the ordering it takes.)
 		 */
-		if (cmpxchg(&cb->meta->oldest, t, to) == t) {
-			local_add(n, &cb->meta->overwritten);
+		barrier();
+		if (READ_ONCE(cb->oldest) != t)
+			continue;
+		rb_loop_claim(cb, t, to);
+		/*
+		 * Only writers of this CPU move oldest. If one nested in
+		 * since we read it, it claimed from the same t (records we
+		 * counted it found claimed, or the reverse), so start again.
+		 */
+		if (cmpxchg_local(&cb->oldest, t, to) == t)
 			break;
-		}
 	}
 }
 
 /* Most writes find room already released: only a load and a compare. */
 static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 {
-	/* Acquire: as in rb_loop_release_slow(). */
-	if (unlikely(rb_before(smp_load_acquire(&cb->meta->oldest),
-			       end - (cb->mask + 1))))
+	if (unlikely(rb_before(READ_ONCE(cb->oldest), end - (cb->mask + 1))))
 		rb_loop_release_slow(cb, end);
 }
 
@@ -709,6 +851,40 @@ void ketw_ring_report_lost(struct ketw_ring *ring)
 		rb_end(ring, cb);
 }
 
+/*
+ * How many times a read of one CPU starts over from a new position
+ * (a LOOP writer took the record under it, or the meta page's word was
+ * bad) before it returns what it has: user space that keeps scribbling on
+ * the word cannot keep the kernel here.
+ */
+#define RB_READ_RETRIES		64
+
+/*
+ * LOOP: the header at the claim @c makes no sense. If a writer released
+ * the record and is writing over it, it moved the claim before its first
+ * byte, and we look again from there; if the claim did not move, @c is
+ * not a record at all (user space put it there): resynchronise.
+ */
+static void rb_loop_bad_header(struct ketw_ring *ring, struct rb_cpu *cb,
+			       int cpu, u32 c)
+{
+	/* Our reads of the header before the claim; pairs with its cmpxchg. */
+	smp_rmb();
+	if (READ_ONCE(cb->meta->oldest) == c)
+		rb_resync(ring, cb, cpu, c, READ_ONCE(cb->oldest));
+}
+
+/* Is @span at @c a record that fits before @p and the end of the area? */
+static __always_inline bool rb_span_ok(struct rb_cpu *cb, u32 c, u32 p,
+				       u32 span, u16 flags)
+{
+	/* Records never wrap: a span that would is a torn header. */
+	return span >= KETW_RECORD_ALIGN && span <= p - c &&
+	       (c & cb->mask) + span <= cb->mask + 1 &&
+	       ((flags & KETW_RECORD_PADDING) ||
+		span >= KETW_EVENT_HEADER_SIZE);
+}
+
 /**
  * ketw_ring_read_cpu() - copy whole committed records of one CPU to user
  * @ring: the ring.
@@ -717,8 +893,10 @@ void ketw_ring_report_lost(struct ketw_ring *ring)
  * @len:  its size.
  *
  * Consumes what it copies. In LOOP, a record is the reader's only if it
- * moves oldest over it after copying it; if a writer moved oldest first,
- * the writer counted the record overwritten and the copy is dropped.
+ * moves the claim over it after copying it; if a writer moved the claim
+ * first, the writer counted the record overwritten and the copy is
+ * dropped. A reader word that user space spoiled is replaced (see
+ * rb_reader_pos()); the work is bounded by @len and RB_READ_RETRIES.
  *
  * Return: bytes copied; -EMSGSIZE if the next record does not fit in @len
  * and nothing was copied; -EFAULT if @buf is bad and nothing was copied.
@@ -728,30 +906,25 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 {
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
+	unsigned int retries = RB_READ_RETRIES;
 	struct ketw_event_header *h;
-	u32 c, p, span;
+	u32 c, p, raw, span;
 	ssize_t ret = 0;
 	size_t copied = 0;
 	u16 flags;
 
-	/* Pairs with smp_wmb() before the commit store in rb_end(). */
-	p = smp_load_acquire(&cb->meta->commit);
-	c = rb_tail(ring, cb);
-	/* consumed is writable by an mmap reader: never trust it. */
-	if (!loop && p - c > cb->mask + 1)
-		c = p;
+	c = rb_reader_pos(ring, cb, &p, &raw);
+	if (unlikely(c != raw))
+		rb_resync(ring, cb, cpu, raw, c);
 	while (c != p) {
 		h = cb->data + (c & cb->mask);
 		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 		flags = READ_ONCE(h->flags);
-		/* Records never wrap: a span that would is a torn header. */
-		if (span < KETW_RECORD_ALIGN || span > p - c ||
-		    (c & cb->mask) + span > cb->mask + 1 ||
-		    (!(flags & KETW_RECORD_PADDING) &&
-		     span < KETW_EVENT_HEADER_SIZE)) {
-			if (loop)	/* overwritten under us: start again */
-				goto next_loop;
-			goto corrupt;
+		if (!rb_span_ok(cb, c, p, span, flags)) {
+			if (!loop)
+				goto corrupt;
+			rb_loop_bad_header(ring, cb, cpu, c);
+			goto next_loop;
 		}
 		if (!(flags & KETW_RECORD_PADDING)) {
 			if (copied + span > len) {
@@ -778,12 +951,11 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 		continue;
 next_loop:
 		/* A writer took the record: its copy, if any, is dropped. */
-		/* Acquire pairs with the writer's cmpxchg on oldest. */
-		c = smp_load_acquire(&cb->meta->oldest);
-		if (rb_before(p, c)) {
-			/* Pairs with smp_wmb() before the commit store. */
-			p = smp_load_acquire(&cb->meta->commit);
-		}
+		if (!retries--)
+			break;
+		c = rb_reader_pos(ring, cb, &p, &raw);
+		if (unlikely(c != raw))
+			rb_resync(ring, cb, cpu, raw, c);
 	}
 	if (!loop) {
 		/*
@@ -796,11 +968,8 @@ next_loop:
 	return copied ? copied : ret;
 
 corrupt:
-	/* Only a reader scribbling on consumed gets here: resynchronise. */
-	pr_err_ratelimited("ketw: cpu%d: no record at position %u, skipping to %u\n",
-			   cpu, c, p);
-	/* Pairs with smp_load_acquire() of consumed in reserve. */
-	smp_store_release(&cb->meta->consumed, p);
+	/* consumed was in range but not on a record: resynchronise. */
+	rb_resync(ring, cb, cpu, c, p);
 	return copied ? copied : ret;
 }
 
@@ -815,41 +984,37 @@ corrupt:
  * Padding before the record is consumed on the way. The copy is the
  * caller's only once ketw_ring_consume_cpu() succeeds: until then a LOOP
  * writer may release the record and write over it, even while it is
- * copied. One reader at a time, as for ketw_ring_read_cpu().
+ * copied. One reader at a time, as for ketw_ring_read_cpu(), and as
+ * bounded.
  *
  * Return: the record's span, the bytes copied; 0 if the CPU has no
- * committed record; -EMSGSIZE if the record does not fit in @len.
+ * committed record (or the reader should come back); -EMSGSIZE if the
+ * record does not fit in @len.
  */
 ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
 			   size_t len, u32 *pos)
 {
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 	bool loop = ring->cfg.policy == KETW_POLICY_LOOP;
+	unsigned int retries = RB_READ_RETRIES;
 	struct ketw_event_header *h;
-	u32 c, p, span;
+	u32 c, p, raw, span;
 	u16 flags;
 
-	/* Pairs with smp_wmb() before the commit store in rb_end(). */
-	p = smp_load_acquire(&cb->meta->commit);
-	c = rb_tail(ring, cb);
-	/* consumed is writable by an mmap reader: never trust it. */
-	if (!loop && p - c > cb->mask + 1) {
-		/* Pairs with smp_load_acquire() of consumed in reserve. */
-		smp_store_release(&cb->meta->consumed, p);
-		return 0;
-	}
+	c = rb_reader_pos(ring, cb, &p, &raw);
+	if (unlikely(c != raw))
+		rb_resync(ring, cb, cpu, raw, c);
 	while (c != p) {
 		h = cb->data + (c & cb->mask);
 		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 		flags = READ_ONCE(h->flags);
-		/* The checks of ketw_ring_read_cpu(). */
-		if (span < KETW_RECORD_ALIGN || span > p - c ||
-		    (c & cb->mask) + span > cb->mask + 1 ||
-		    (!(flags & KETW_RECORD_PADDING) &&
-		     span < KETW_EVENT_HEADER_SIZE)) {
-			if (loop)	/* overwritten under us: start again */
+		if (!rb_span_ok(cb, c, p, span, flags)) {
+			if (loop) {
+				rb_loop_bad_header(ring, cb, cpu, c);
 				goto next_loop;
-			goto corrupt;
+			}
+			rb_resync(ring, cb, cpu, c, p);
+			return 0;
 		}
 		if (!(flags & KETW_RECORD_PADDING)) {
 			if (span > len)
@@ -869,21 +1034,12 @@ ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
 		c += span;
 		continue;
 next_loop:
-		/* Acquire pairs with the writer's cmpxchg on oldest. */
-		c = smp_load_acquire(&cb->meta->oldest);
-		if (rb_before(p, c)) {
-			/* Pairs with smp_wmb() before the commit store. */
-			p = smp_load_acquire(&cb->meta->commit);
-		}
+		if (!retries--)
+			break;
+		c = rb_reader_pos(ring, cb, &p, &raw);
+		if (unlikely(c != raw))
+			rb_resync(ring, cb, cpu, raw, c);
 	}
-	return 0;
-
-corrupt:
-	/* Only a reader scribbling on consumed gets here: resynchronise. */
-	pr_err_ratelimited("ketw: cpu%d: no record at position %u, skipping to %u\n",
-			   cpu, c, p);
-	/* Pairs with smp_load_acquire() of consumed in reserve. */
-	smp_store_release(&cb->meta->consumed, p);
 	return 0;
 }
 
@@ -906,6 +1062,7 @@ bool ketw_ring_consume_cpu(struct ketw_ring *ring, int cpu, u32 pos, u32 span)
 {
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 
+	/* The reader's words are only compared and swapped here. */
 	if (ring->cfg.policy == KETW_POLICY_LOOP) {
 		/* Claim it; fully ordered after the copy. */
 		if (cmpxchg(&cb->meta->oldest, pos, pos + span) != pos)
@@ -937,12 +1094,8 @@ static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
 
 	if (len < size)
 		return -ENOBUFS;
-	/* Pairs with smp_wmb() before the commit store in rb_end(). */
-	to = smp_load_acquire(&cb->meta->commit);
-	from = rb_tail(ring, cb);
-	if (to - from > size)
-		from = to - size;	/* bad consumed from an mmap reader */
-	smp_rmb(); /* read oldest before the records; see rb_loop_release() */
+	/* A bad reader word gives the writers' oldest or commit instead. */
+	from = rb_reader_pos(ring, cb, &to, &o2);
 	n = to - from;
 	first = min(n, size - (from & cb->mask));
 	if (kbuf) {
@@ -955,9 +1108,13 @@ static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
 	*dropped = 0;
 	*copied = n;
 	if (loop) {
-		/* Pairs with smp_wmb() in rb_loop_release(). */
+		/*
+		 * Our reads of the records before the load of oldest: what
+		 * writers released meanwhile they may have written over.
+		 * Pairs with the full barrier of their claim before writing.
+		 */
 		smp_rmb();
-		o2 = READ_ONCE(cb->meta->oldest);
+		o2 = READ_ONCE(cb->oldest);
 		if (rb_before(from, o2)) {
 			/* Released while we copied: shift the whole rest down. */
 			u32 skip = rb_before(to, o2) ? n : o2 - from;
@@ -1052,8 +1209,9 @@ bool ketw_ring_empty(struct ketw_ring *ring)
 bool ketw_ring_cpu_empty(struct ketw_ring *ring, int cpu)
 {
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+	u32 p, raw;
 
-	return rb_tail(ring, cb) == READ_ONCE(cb->meta->commit);
+	return rb_reader_pos(ring, cb, &p, &raw) == p;
 }
 
 /**
@@ -1066,11 +1224,11 @@ bool ketw_ring_above_watermark(struct ketw_ring *ring)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
+	u32 c, p, raw;
 
-		if (READ_ONCE(cb->meta->commit) - rb_tail(ring, cb) >=
-		    ring->cfg.watermark)
+	for_each_possible_cpu(cpu) {
+		c = rb_reader_pos(ring, per_cpu_ptr(ring->cpus, cpu), &p, &raw);
+		if (p - c >= ring->cfg.watermark)
 			return true;
 	}
 	return false;
@@ -1090,7 +1248,7 @@ void ketw_ring_commits(struct ketw_ring *ring, u32 *commits)
 	for_each_possible_cpu(cpu) {
 		cb = per_cpu_ptr(ring->cpus, cpu);
 		/* Pairs with smp_wmb() before the commit store in rb_end(). */
-		commits[cpu] = smp_load_acquire(&cb->meta->commit);
+		commits[cpu] = smp_load_acquire(&cb->commit);
 	}
 }
 
@@ -1106,9 +1264,11 @@ bool ketw_ring_consumed_all(struct ketw_ring *ring, const u32 *commits)
 {
 	int cpu;
 
+	u32 p, raw;
+
 	for_each_possible_cpu(cpu)
-		if (rb_before(rb_tail(ring, per_cpu_ptr(ring->cpus, cpu)),
-			      commits[cpu]))
+		if (rb_before(rb_reader_pos(ring, per_cpu_ptr(ring->cpus, cpu),
+					    &p, &raw), commits[cpu]))
 			return false;
 	return true;
 }
@@ -1120,8 +1280,7 @@ static int rb_wait(struct ketw_ring *ring, int cpu, unsigned int how,
 	DEFINE_WAIT(wait);
 
 	prepare_to_wait(&ring->wait, &wait, TASK_INTERRUPTIBLE);
-	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | how);
-	smp_mb(); /* waiters before the check; the waker clears it */
+	ketw_ring_arm_wakeup(ring, how);
 	if ((cpu < 0 ? ketw_ring_empty(ring) : ketw_ring_cpu_empty(ring, cpu)) &&
 	    !signal_pending(current))
 		schedule_timeout(timeout);
@@ -1162,12 +1321,52 @@ int ketw_ring_wait_cpu(struct ketw_ring *ring, int cpu, long timeout)
 	return rb_wait(ring, cpu, KETW_WAIT_ANY, timeout);
 }
 
+/**
+ * ketw_ring_arm_wakeup() - have writers wake the ring's waiters
+ * @ring: the ring.
+ * @how:  KETW_WAIT_ANY or KETW_WAIT_WATERMARK.
+ *
+ * For a reader about to check for records and sleep on a wait queue that
+ * the ring wakes (its own, or one of ketw_ring_wait_add()): call it after
+ * the reader is on the queue and before the check.
+ */
+void ketw_ring_arm_wakeup(struct ketw_ring *ring, unsigned int how)
+{
+	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | how);
+	smp_mb(); /* waiters before the caller's check; the waker clears it */
+}
+
+/**
+ * ketw_ring_wait_add() - add an entry to the ring's wait queue
+ * @ring:     the ring.
+ * @wq_entry: the entry; its function runs at each wakeup, in irq_work
+ *            (interrupts off) or in the caller of ketw_ring_wake().
+ *
+ * The entry must be removed with ketw_ring_wait_del() before the ring is
+ * freed.
+ */
+void ketw_ring_wait_add(struct ketw_ring *ring,
+			struct wait_queue_entry *wq_entry)
+{
+	add_wait_queue(&ring->wait, wq_entry);
+}
+
+/**
+ * ketw_ring_wait_del() - remove an entry ketw_ring_wait_add() added
+ * @ring:     the ring.
+ * @wq_entry: the entry.
+ */
+void ketw_ring_wait_del(struct ketw_ring *ring,
+			struct wait_queue_entry *wq_entry)
+{
+	remove_wait_queue(&ring->wait, wq_entry);
+}
+
 static void rb_poll_wait(struct ketw_ring *ring, struct file *file,
 			 struct poll_table_struct *pt, unsigned int how)
 {
-	WRITE_ONCE(ring->waiters, READ_ONCE(ring->waiters) | how);
 	poll_wait(file, &ring->wait, pt);
-	smp_mb(); /* waiters before the caller's check */
+	ketw_ring_arm_wakeup(ring, how);
 }
 
 /**
@@ -1231,6 +1430,7 @@ void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
 	struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
 	struct rb_meta *m = cb->meta;
 	unsigned long r = local_read(&cb->reserve);
+	u32 produced, raw;
 
 	st->written = local_read(&m->written);
 	st->lost_full = local_read(&m->lost_full);
@@ -1241,8 +1441,8 @@ void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
 	st->read = READ_ONCE(m->read);
 	st->sequence = rb_widen_seq(READ_ONCE(cb->seq_hint),
 				    r >> RB_SEQ_SHIFT);
-	st->produced = READ_ONCE(m->commit);
-	st->consumed = rb_tail(ring, cb);
+	st->consumed = rb_reader_pos(ring, cb, &produced, &raw);
+	st->produced = produced;
 }
 
 /**
@@ -1260,17 +1460,19 @@ bool ketw_ring_full(struct ketw_ring *ring, u32 max_span)
 
 	if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL)
 		room -= KETW_SYSTEM_RESERVE;
+	u32 c, p, raw;
+
 	for_each_possible_cpu(cpu) {
 		struct rb_cpu *cb = per_cpu_ptr(ring->cpus, cpu);
-		struct rb_meta *m = cb->meta;
 
 		if (ring->cfg.policy == KETW_POLICY_LOOP) {
-			if (local_read(&m->overwritten))
+			if (local_read(&cb->meta->overwritten))
 				return true;
-		} else if ((u64)(READ_ONCE(m->commit) - rb_tail(ring, cb)) +
-			   max_span > room) {
-			return true;
+			continue;
 		}
+		c = rb_reader_pos(ring, cb, &p, &raw);
+		if ((u64)(p - c) + max_span > room)
+			return true;
 	}
 	return false;
 }

@@ -14,6 +14,7 @@
 #include <linux/mm_types.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 #include <uapi/linux/ketw.h>
 
 struct ketw_ring;
@@ -87,6 +88,11 @@ void ketw_ring_poll_wait(struct ketw_ring *ring, struct file *file,
 			 struct poll_table_struct *pt);
 void ketw_ring_poll_wait_any(struct ketw_ring *ring, struct file *file,
 			     struct poll_table_struct *pt);
+void ketw_ring_arm_wakeup(struct ketw_ring *ring, unsigned int how);
+void ketw_ring_wait_add(struct ketw_ring *ring,
+			struct wait_queue_entry *wq_entry);
+void ketw_ring_wait_del(struct ketw_ring *ring,
+			struct wait_queue_entry *wq_entry);
 void ketw_ring_wake(struct ketw_ring *ring);
 int ketw_ring_mmap(struct ketw_ring *ring, struct vm_area_struct *vma);
 void ketw_ring_vma_open(struct ketw_ring *ring, struct vm_area_struct *vma);

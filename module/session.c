@@ -322,20 +322,26 @@ struct ketw_session *ketw_session_get(const char *name)
 }
 
 /*
- * Never called with ketw_mutex held: the auto-stop work takes it, and we
- * wait for that work here.
+ * The last reference went: free everything. This may run inside munmap()
+ * (mmap_lock held), in the auto-stop work or in any file operation, so it
+ * takes no lock and waits for nothing that does (see
+ * Documentation/ketw-lifetimes.rst). No auto-stop work is queued: a
+ * queued one holds a reference.
  */
 static void ketw_session_release(struct kref *kref)
 {
 	struct ketw_session *s = container_of(kref, struct ketw_session, kref);
 
-	/* No more on_full calls, then no auto-stop running or queued. */
+	/* No on_full call is running or will run. */
 	ketw_ring_quiesce(s->ring);
-	cancel_work_sync(&s->auto_stop);
 	ketw_ring_free(s->ring);
 	ketw_session_enables_free(s);
 	kfree(s);
-	/* Safe: every caller is inside a file operation of this module. */
+	/*
+	 * Safe: every caller runs code of this module that something else
+	 * pins: a file operation or a mapping (the vma holds its file), or
+	 * the auto-stop work, which module exit waits for.
+	 */
 	module_put(THIS_MODULE);
 }
 
@@ -375,26 +381,46 @@ static void ketw_session_report_lost(void *arg)
 	ketw_ring_report_lost(s->ring);
 }
 
-/* Process context: stop an UNTIL_FULL session that filled up. */
+/*
+ * Process context: stop an UNTIL_FULL session that filled up, and drop
+ * the reference ketw_session_on_full() took for this run.
+ */
 static void ketw_session_auto_stop(struct work_struct *work)
 {
 	struct ketw_session *s = container_of(work, struct ketw_session,
 					      auto_stop);
 
+	/* A fill after this point queues the work again. */
+	atomic_set(&s->auto_stop_queued, 0);
 	mutex_lock(&ketw_mutex);
 	if (!s->destroyed && s->state == KETW_STATE_RUNNING) {
 		__ketw_session_stop(s, 1);
 		s->auto_stopped = true;
 	}
 	mutex_unlock(&ketw_mutex);
+	ketw_session_put(s);
 }
 
-/* From irq_work: a writer lost an event for lack of room in UNTIL_FULL. */
+/*
+ * From irq_work: a writer lost an event for lack of room in UNTIL_FULL.
+ * The work holds a reference while it is queued, so that the release
+ * never waits for it. Whoever sets auto_stop_queued queues the work,
+ * which is then not pending (the work clears the flag when it starts),
+ * so queue_work() succeeds and each queueing carries one reference. A
+ * session whose last reference is going needs no stop (its release
+ * syncs this irq_work before freeing).
+ */
 static void ketw_session_on_full(void *arg)
 {
 	struct ketw_session *s = arg;
 
-	schedule_work(&s->auto_stop);
+	if (atomic_xchg(&s->auto_stop_queued, 1))
+		return;
+	if (!kref_get_unless_zero(&s->kref)) {
+		atomic_set(&s->auto_stop_queued, 0);
+		return;
+	}
+	queue_work(ketw_wq, &s->auto_stop);
 }
 
 /**
@@ -560,79 +586,164 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 }
 
 /**
- * ketw_session_read() - drain whole records from every CPU
- * @s:        the session.
- * @cursor:   the caller's CPU to start from; advanced for fairness.
- * @buf:      user buffer.
- * @len:      its size.
- * @nonblock: return -EAGAIN instead of waiting.
+ * ketw_session_read() - drain whole records from every CPU, without waiting
+ * @s:      the session.
+ * @cursor: the caller's CPU to start from; advanced for fairness.
+ * @buf:    user buffer.
+ * @len:    its size.
  *
  * Return: bytes read; 0 when the session is not running and nothing is
- * left; -EINVAL if the next record is larger than @len; -EBUSY while a
- * data area is mapped; -EAGAIN; -ERESTARTSYS; -EFAULT.
+ * left; -EAGAIN when it runs and nothing is there yet (see
+ * ketw_session_wait()); -EINVAL if the next record is larger than @len;
+ * -EBUSY while a data area is mapped; -ERESTARTSYS; -EFAULT.
  */
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
-			  char __user *buf, size_t len, bool nonblock)
+			  char __user *buf, size_t len)
 {
-	unsigned int i, cpu;
-	ssize_t n, err, ret;
-	size_t copied;
+	unsigned int i, cpu, first = READ_ONCE(*cursor) % nr_cpu_ids;
+	size_t copied = 0;
+	ssize_t n, err = 0;
 
 	/* An mmap consumer owns the positions while it maps a data area. */
-	err = ketw_ring_read_begin(s->ring);
-	if (err)
-		return err;
+	n = ketw_ring_read_begin(s->ring);
+	if (n)
+		return n;
 	if (mutex_lock_interruptible(&s->read_mutex)) {
 		ketw_ring_read_end(s->ring);
 		return -ERESTARTSYS;
 	}
-	for (;;) {
-		copied = 0;
-		err = 0;
-		for (i = 0; i < nr_cpu_ids && copied < len; i++) {
-			cpu = (*cursor + i) % nr_cpu_ids;
-			if (!cpu_possible(cpu))
-				continue;
-			n = ketw_ring_read_cpu(s->ring, cpu, buf + copied,
-					       len - copied);
-			if (n >= 0) {
-				copied += n;
-				continue;
-			}
-			if (!err)
-				err = n;
-			/* The rest of this CPU does not fit: return what we have. */
-			if (n == -EMSGSIZE && copied)
-				break;
+	for (i = 0; i < nr_cpu_ids && copied < len; i++) {
+		cpu = (first + i) % nr_cpu_ids;
+		if (!cpu_possible(cpu))
+			continue;
+		n = ketw_ring_read_cpu(s->ring, cpu, buf + copied, len - copied);
+		if (n >= 0) {
+			copied += n;
+			continue;
 		}
-		*cursor = (*cursor + 1) % nr_cpu_ids;
-		if (copied) {
-			ret = copied;
+		if (!err)
+			err = n;
+		/* The rest of this CPU does not fit: return what we have. */
+		if (n == -EMSGSIZE && copied)
 			break;
-		}
-		if (err) {
-			ret = err == -EMSGSIZE ? -EINVAL : err;
-			break;
-		}
-		ret = 0;
-		if (READ_ONCE(s->state) != KETW_STATE_RUNNING &&
-		    ketw_ring_empty(s->ring))
-			break;
-		ret = -EAGAIN;
-		if (nonblock)
-			break;
-		mutex_unlock(&s->read_mutex);
-		err = ketw_ring_wait(s->ring, KETW_WAIT_ANY, HZ / 10);
-		if (!err && mutex_lock_interruptible(&s->read_mutex))
-			err = -ERESTARTSYS;
-		if (err) {
-			ketw_ring_read_end(s->ring);
-			return err;
-		}
 	}
+	/* Threads sharing the file may race here: any CPU will do. */
+	WRITE_ONCE(*cursor, (first + 1) % nr_cpu_ids);
+	if (copied)
+		n = copied;
+	else if (err)
+		n = err == -EMSGSIZE ? -EINVAL : err;
+	else if (READ_ONCE(s->state) != KETW_STATE_RUNNING &&
+		 ketw_ring_empty(s->ring))
+		n = 0;
+	else
+		n = -EAGAIN;
 	mutex_unlock(&s->read_mutex);
 	ketw_ring_read_end(s->ring);
-	return ret;
+	return n;
+}
+
+/**
+ * ketw_session_wait() - sleep until @s may have records for a reader
+ * @s:        the session; the caller holds a reference.
+ * @wq:       the caller's wait queue, which @s's ring wakes (an entry of
+ *            the caller's on it, see ketw_session_watch()), and which
+ *            whoever changes *@attached wakes after the change.
+ * @attached: the caller's pointer to the session it reads: the caller
+ *            does not sleep, or wakes, once it no longer points to @s.
+ *
+ * Sleeps at most 100 ms: writers do not order their look at the ring's
+ * waiting flag against their commit, so a wakeup can be missed.
+ *
+ * Return: 0, also on a timeout; -ERESTARTSYS on a signal.
+ */
+int ketw_session_wait(struct ketw_session *s, wait_queue_head_t *wq,
+		      struct ketw_session *const *attached)
+{
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait(wq, &wait, TASK_INTERRUPTIBLE);
+	ketw_ring_arm_wakeup(s->ring, KETW_WAIT_ANY);
+	if (READ_ONCE(*attached) == s &&
+	    READ_ONCE(s->state) == KETW_STATE_RUNNING &&
+	    ketw_ring_empty(s->ring) && !signal_pending(current))
+		schedule_timeout(HZ / 10);
+	finish_wait(wq, &wait);
+	return signal_pending(current) ? -ERESTARTSYS : 0;
+}
+
+/**
+ * ketw_session_poll() - the poll mask of a reader of @s
+ * @s: the session; the caller holds a reference and has called
+ *     poll_wait() on a wait queue that @s's ring wakes.
+ *
+ * Return: EPOLLIN at the watermark; when the session is not running,
+ * EPOLLIN while records are left and EPOLLHUP once it is drained; else 0.
+ */
+__poll_t ketw_session_poll(struct ketw_session *s)
+{
+	ketw_ring_arm_wakeup(s->ring, KETW_WAIT_WATERMARK);
+	if (ketw_ring_above_watermark(s->ring))
+		return EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(s->state) != KETW_STATE_RUNNING)
+		return ketw_ring_empty(s->ring) ? EPOLLHUP :
+						  EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+/**
+ * ketw_session_attach() - move a file's attachment from @old to @s
+ * @s:   the session the file attaches to, or NULL.
+ * @old: the session it leaves, or NULL.
+ *
+ * Counts what ketw_session_destroy() checks; the caller keeps its
+ * references as they are.
+ *
+ * Return: 0; -ENOENT if @s is destroyed (nothing changes).
+ */
+int ketw_session_attach(struct ketw_session *s, struct ketw_session *old)
+{
+	int err = 0;
+
+	mutex_lock(&ketw_mutex);
+	if (s && s->destroyed) {
+		err = -ENOENT;
+	} else {
+		if (s)
+			s->attached++;
+		if (old)
+			old->attached--;
+	}
+	mutex_unlock(&ketw_mutex);
+	return err;
+}
+
+/**
+ * ketw_session_watch() - have @s's ring wake @wq_entry
+ * @s:        the session; the caller holds a reference until
+ *            ketw_session_unwatch().
+ * @wq_entry: an entry whose function runs (interrupts off) at each wakeup
+ *            of @s's readers.
+ *
+ * The ring of a session that someone besides the list and the caller
+ * holds is never replaced (ketw_session_set_attr()), so the entry stays
+ * on the right ring.
+ */
+void ketw_session_watch(struct ketw_session *s,
+			struct wait_queue_entry *wq_entry)
+{
+	ketw_ring_wait_add(s->ring, wq_entry);
+}
+
+/**
+ * ketw_session_unwatch() - undo ketw_session_watch()
+ * @s:        the session.
+ * @wq_entry: the entry.
+ */
+void ketw_session_unwatch(struct ketw_session *s,
+			  struct wait_queue_entry *wq_entry)
+{
+	ketw_ring_wait_del(s->ring, wq_entry);
 }
 
 /**

@@ -610,12 +610,13 @@ struct ketw_snapshot {
  * @data_offset: mmap offset of the data area.
  * @data_size:   bytes in the data area, a power of two.
  * @watermark:   bytes pending at which readers are woken.
- * @commit:      kernel: records below this position are complete.
- * @oldest:      LOOP: the first record neither read nor overwritten.
- *               Writers and the reader move it over one record at a time
- *               with compare-and-swap: a reader copies the record at
- *               @oldest, then swaps @oldest to the next record; if the
- *               swap fails a writer took the record (and counted it in
+ * @commit:      kernel: records below this position are complete (a
+ *               copy: the kernel never reads it back).
+ * @oldest:      LOOP: the reader's claim, the first record neither read
+ *               nor overwritten. The reader and writers move it with
+ *               compare-and-swap: a reader copies the record at @oldest,
+ *               then swaps @oldest to the next record; if the swap fails
+ *               a writer took the record (and counted it in
  *               @overwritten) and the copy is void.
  * @reserved0:   0.
  * @written:     kernel: records stored.
@@ -624,6 +625,10 @@ struct ketw_snapshot {
  * @lost_nested: kernel: events lost to the recursion guard.
  * @overwritten: kernel: records LOOP overwrote.
  * @truncated:   kernel: records stored with a cut payload.
+ * @resyncs:     kernel: times read() found @consumed or @oldest invalid
+ *               (misaligned, ahead of @commit, more than a buffer behind
+ *               it, or not on a record) and went on from a position it
+ *               knows: the writers' oldest in LOOP, @commit otherwise.
  * @reserved1:   0.
  * @consumed:    UNTIL_FULL, FLUSH: the reader (on its own cache line) has
  *               used the records below this position; writers never
@@ -634,6 +639,11 @@ struct ketw_snapshot {
  * Positions are byte counts modulo 2^32; a record at position p starts at
  * data offset p & (data_size - 1) and never wraps. Load @commit with
  * acquire semantics, store @consumed with release semantics.
+ *
+ * The page is mapped writable for @consumed and @oldest only; the kernel
+ * validates every value it loads from them and trusts nothing else here
+ * (Documentation/ketw-lifetimes.rst). A wrong value costs the session's
+ * own records, counted in @resyncs, @overwritten or @lost_full.
  */
 struct ketw_meta_page {
 	__u32 version;
@@ -652,7 +662,8 @@ struct ketw_meta_page {
 	__u64 lost_nested;
 	__u64 overwritten;
 	__u64 truncated;
-	__u64 reserved1[4];
+	__u64 resyncs;
+	__u64 reserved1[3];
 	__u32 consumed;
 	__u32 reserved2;
 	__u64 read;
