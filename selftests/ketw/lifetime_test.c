@@ -115,6 +115,71 @@ TEST(read_while_own_file_destroys)
 	}
 }
 
+struct emitter {
+	int stop;
+};
+
+static void *emit_fn(void *arg)
+{
+	struct emitter *e = arg;
+
+	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE))
+		if (sample_emit(50))
+			usleep(1000);
+	return NULL;
+}
+
+/* Read until end of file or an error; the count of reads in done. */
+static void *busy_reader_fn(void *arg)
+{
+	struct reader *r = arg;
+
+	do {
+		r->ret = read(r->fd, r->buf, sizeof(r->buf));
+	} while (r->ret > 0);
+	r->err = r->ret < 0 ? errno : 0;
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Defect 1 as reported: the reader is busy copying records (a provider
+ * logs all the time) when its own file destroys the session. It ends
+ * with 0 (end of file) or EINVAL (the file has no session any more).
+ */
+TEST(busy_read_while_own_file_destroys)
+{
+	struct emitter e = { 0 };
+	pthread_t t, te;
+	struct reader r;
+	int i;
+
+	ASSERT_EQ(0, pthread_create(&te, NULL, emit_fn, &e));
+	for (i = 0; i < 60; i++) {
+		ketw_cleanup(S_R);
+		ASSERT_EQ(0, make_session(S_R, i & 1 ? KETW_POLICY_LOOP :
+					  KETW_POLICY_FLUSH, 1));
+		memset(&r, 0, sizeof(r));
+		r.fd = ketw_open();
+		ASSERT_LE(0, r.fd);
+		ASSERT_EQ(0, ketw_ref(r.fd, KETW_IOC_ATTACH, S_R));
+		ASSERT_EQ(0, ketw_enable(r.fd, S_R, KETW_SAMPLE_NAME, NULL, 0,
+					 0, 0, NULL, 0, 0));
+		ASSERT_EQ(0, pthread_create(&t, NULL, busy_reader_fn, &r));
+		usleep(5000 + (i % 7) * 7000);
+		ASSERT_EQ(0, ketw_ref(r.fd, KETW_IOC_DESTROY, S_R))
+			TH_LOG("round %d: destroy: %s", i, strerror(errno));
+		ASSERT_EQ(1, reader_wait(&r, 3000))
+			TH_LOG("round %d: the reader did not return", i);
+		pthread_join(t, NULL);
+		EXPECT_TRUE(r.ret == 0 || r.err == EINVAL)
+			TH_LOG("round %d: %zd %s", i, r.ret, strerror(r.err));
+		close(r.fd);
+	}
+	__atomic_store_n(&e.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(te, NULL);
+}
+
 /*
  * Defect 2: the reader sleeps on file A attached to R; another thread
  * attaches A to O; a third file destroys R. The reader goes on with O
