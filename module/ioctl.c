@@ -41,6 +41,7 @@ struct ketw_file {
 	wait_queue_entry_t ring_wait;	/* on @session's ring: wakes @wait */
 	unsigned int cursor;		/* the CPU read() starts from */
 	bool user_only;			/* opened through /dev/ketw_user */
+	bool limited;			/* ... without CAP_SYS_ADMIN */
 	struct mutex lock;		/* user_prov */
 	struct ketw_provider *user_prov; /* registered on this file, or NULL */
 };
@@ -60,10 +61,11 @@ static int ketw_file_ring_wake(struct wait_queue_entry *wq, unsigned int mode,
 static int ketw_open(struct inode *inode, struct file *file)
 {
 	bool user_only = file->private_data == &ketw_user_misc;
+	bool admin = capable(CAP_SYS_ADMIN);
 	struct ketw_file *kf;
 	int gid = READ_ONCE(ketw_user_gid);
 
-	if (!capable(CAP_SYS_ADMIN) &&
+	if (!admin &&
 	    !(user_only && gid >= 0 &&
 	      in_group_p(make_kgid(&init_user_ns, gid))))
 		return -EPERM;
@@ -71,6 +73,7 @@ static int ketw_open(struct inode *inode, struct file *file)
 	if (!kf)
 		return -ENOMEM;
 	kf->user_only = user_only;
+	kf->limited = !admin;
 	mutex_init(&kf->attach_lock);
 	spin_lock_init(&kf->session_lock);
 	init_waitqueue_head(&kf->wait);
@@ -355,7 +358,7 @@ static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
 	if (kf->user_prov) {
 		err = -EBUSY;		/* one provider per file */
 	} else {
-		prov = ketw_user_provider_register(&up);
+		prov = ketw_user_provider_register(&up, kf->limited);
 		if (IS_ERR(prov))
 			err = PTR_ERR(prov);
 		else
@@ -402,8 +405,7 @@ static long ketw_ioctl_user_write(struct ketw_file *kf, void __user *uarg)
 	if (!kf->user_prov)
 		ret = -EINVAL;		/* no provider registered on this file */
 	else
-		ret = ketw_write_flags(kf->user_prov, &desc, data, ue.len,
-				       KETW_RECORD_USER);
+		ret = ketw_user_write(kf->user_prov, &desc, data, ue.len);
 	mutex_unlock(&kf->lock);
 out:
 	if (data != stack)

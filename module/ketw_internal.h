@@ -3,8 +3,9 @@
  * ketw - declarations shared by the module's files (not an API).
  *
  * Roles: ring.c (buffer core), session.c (sessions and system events),
- * provider.c (registry, filters, the write path), ioctl.c (/dev/ketw),
- * main.c (init and exit).
+ * provider.c (registry, filters, the write path), user.c (user-space
+ * providers and their limits), ioctl.c (/dev/ketw), main.c (init and
+ * exit).
  */
 #ifndef _KETW_INTERNAL_H
 #define _KETW_INTERNAL_H
@@ -181,8 +182,14 @@ int ketw_providers_for_each(int (*fn)(struct ketw_provider *prov, void *arg),
 int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags);
-struct ketw_provider *ketw_user_provider_register(const struct ketw_user_provider *up);
+
+/* user.c */
+struct ketw_provider *
+ketw_user_provider_register(const struct ketw_user_provider *up, bool limited);
 void ketw_user_provider_unregister(struct ketw_provider *prov);
+int ketw_user_write(struct ketw_provider *prov,
+		    const struct ketw_event_descriptor *desc,
+		    const void *data, size_t len);
 
 /* fs.c */
 int ketwfs_init(void);

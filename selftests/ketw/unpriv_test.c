@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a user without CAP_SYS_ADMIN (uid 1000) can do: nothing with
+ * /dev/ketw or ketwfs; through /dev/ketw_user, once the user_gid group
+ * lets it in, only what Documentation/ketw-providers.rst allows (one
+ * provider per file, user_max_providers per user, user_max_events events
+ * and user_max_bytes bytes per second into sessions); and nothing it can
+ * read shows a kernel address.
+ */
+#include "ketw_test.h"
+#include <dirent.h>
+#include <grp.h>
+#include <regex.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+
+#define UID	1000
+#define GID	1000
+#define UID2	1001
+#define PARAM(n)	"/sys/module/ketw/parameters/" n
+#define SESSION	"unpriv_test"
+#define KFS	"/tmp/unpriv_ketwfs"
+
+static const uint8_t guid_base[16] = { 0x75, 0x6e, 0x70, 0x72, 0x69, 0x76 };
+
+/* Become @uid (group @gid only); 0 or -errno. */
+static int become(uid_t uid, gid_t gid)
+{
+	if (setgroups(1, &gid) || setgid(gid) || setuid(uid))
+		return -errno;
+	return 0;
+}
+
+static int user_register(int fd, const char *name, int n)
+{
+	struct ketw_user_provider up;
+
+	memset(&up, 0, sizeof(up));
+	up.size = sizeof(up);
+	memcpy(up.guid, guid_base, 16);
+	up.guid[15] = (uint8_t)n;
+	up.guid[14] = (uint8_t)(n >> 8);
+	snprintf(up.name, sizeof(up.name), "%s-%d", name, n);
+	return ioctl(fd, KETW_IOC_USER_REGISTER, &up) ? -errno : 0;
+}
+
+static int user_write(int fd, const void *data, uint32_t len)
+{
+	struct ketw_user_event ue;
+	int ret;
+
+	memset(&ue, 0, sizeof(ue));
+	ue.size = sizeof(ue);
+	ue.id = 1;
+	ue.level = KETW_LEVEL_INFO;
+	ue.data = (uintptr_t)data;
+	ue.len = len;
+	ret = ioctl(fd, KETW_IOC_USER_WRITE, &ue);
+	return ret < 0 ? -errno : ret;
+}
+
+/* Run @fn as @uid in a child; its exit status (0: passed). */
+static int as_user(uid_t uid, int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(become(uid, GID) ? 100 : fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+FIXTURE(unpriv) {
+	char saved_gid[32], saved_prov[32], saved_ev[32], saved_by[32];
+};
+
+static void save(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+FIXTURE_SETUP(unpriv)
+{
+	save(PARAM("user_gid"), self->saved_gid, sizeof(self->saved_gid));
+	save(PARAM("user_max_providers"), self->saved_prov, sizeof(self->saved_prov));
+	save(PARAM("user_max_events"), self->saved_ev, sizeof(self->saved_ev));
+	save(PARAM("user_max_bytes"), self->saved_by, sizeof(self->saved_by));
+	ASSERT_NE('\0', self->saved_prov[0]) TH_LOG("no user_max_providers parameter");
+	ketw_cleanup(SESSION);
+}
+
+FIXTURE_TEARDOWN(unpriv)
+{
+	write_str(PARAM("user_gid"), self->saved_gid);
+	write_str(PARAM("user_max_providers"), self->saved_prov);
+	write_str(PARAM("user_max_events"), self->saved_ev);
+	write_str(PARAM("user_max_bytes"), self->saved_by);
+	ketw_cleanup(SESSION);
+	umount(KFS);
+	rmdir(KFS);
+}
+
+static int try_control(void *arg)
+{
+	(void)arg;
+	/* The node is 0600: the open itself is refused. */
+	if (open(KETW_DEVICE, O_RDWR) >= 0 || errno != EACCES)
+		return 1;
+	/* Not in user_gid (-1): /dev/ketw_user (0666) refuses at open. */
+	if (open(KETW_USER_DEVICE, O_RDWR) >= 0 || errno != EPERM)
+		return 2;
+	return 0;
+}
+
+TEST_F(unpriv, control_refused)
+{
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "-1"));
+	EXPECT_EQ(0, as_user(UID, try_control, NULL));
+}
+
+/* Every path under @dir: opening, listing, writing and mkdir refused. */
+static int try_ketwfs(void *arg)
+{
+	static const char *const paths[] = {
+		KFS "/sessions", KFS "/providers", KFS "/sessions/" SESSION,
+		KFS "/sessions/" SESSION "/enable", KFS "/sessions/" SESSION "/trace",
+		KFS "/sessions/" SESSION "/trace_pipe",
+	};
+	unsigned int i;
+	int fd;
+
+	(void)arg;
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		fd = open(paths[i], O_RDONLY);
+		if (fd >= 0 || errno != EACCES)
+			return 10 + i;
+	}
+	if (mkdir(KFS "/sessions/mine", 0700) == 0 || errno != EACCES)
+		return 2;
+	if (opendir(KFS) != NULL)
+		return 3;
+	return 0;
+}
+
+TEST_F(unpriv, ketwfs_refused)
+{
+	mkdir(KFS, 0755);
+	ASSERT_EQ(0, mount("none", KFS, "ketwfs", 0, NULL)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	EXPECT_EQ(0, as_user(UID, try_ketwfs, NULL));
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
+/* Register up to the limit on separate files; one more is ENOSPC. */
+static int fill_providers(void *arg)
+{
+	int limit = *(int *)arg, fds[64], i, fd, err;
+
+	for (i = 0; i < limit; i++) {
+		fds[i] = open(KETW_USER_DEVICE, O_RDWR);
+		if (fds[i] < 0 || user_register(fds[i], "up", getuid() * 100 + i))
+			return 10;
+	}
+	/* One provider per file. */
+	if (user_register(fds[0], "up-second", getuid() * 100 + 99) != -EBUSY)
+		return 11;
+	fd = open(KETW_USER_DEVICE, O_RDWR);
+	err = user_register(fd, "up", getuid() * 100 + limit);
+	if (err != -ENOSPC)
+		return 12;
+	/* Closing one gives its place back. */
+	close(fds[0]);
+	if (user_register(fd, "up", getuid() * 100 + limit))
+		return 13;
+	/* Control ioctls are not for this node. */
+	if (ketw_ref(fd, KETW_IOC_START, SESSION) != -1 || errno != ENOTTY)
+		return 14;
+	/* Nothing to read here. */
+	if (read(fd, &err, sizeof(err)) != -1 || errno != EINVAL)
+		return 15;
+	return 0;
+}
+
+TEST_F(unpriv, providers_per_user)
+{
+	int limit = 4, fd, i;
+
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_providers"), "4"));
+	EXPECT_EQ(0, as_user(UID, fill_providers, &limit));
+	/* Another user has a quota of its own (its processes are gone). */
+	EXPECT_EQ(0, as_user(UID2, fill_providers, &limit));
+	/* Root is not limited. */
+	for (i = 0; i < 6; i++) {
+		fd = open(KETW_USER_DEVICE, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, user_register(fd, "root", 500 + i));
+		/* leaked on purpose until exit: all held at once */
+	}
+}
+
+struct rate {
+	int sent, stored, again, other;
+	uint32_t len;
+	int tries;
+};
+
+/*
+ * Log @tries events as fast as possible; the session (enabled by root
+ * for "rate-<uid*100>") must get exactly the ones that were not EAGAIN.
+ */
+static int log_fast(void *arg)
+{
+	struct rate *r = arg;
+	static char payload[KETW_MAX_DATA_SIZE + 1];
+	int fd = open(KETW_USER_DEVICE, O_RDWR), i, ret;
+
+	if (fd < 0 || user_register(fd, "rate", getuid() * 100))
+		return 20;
+	if (user_write(fd, payload, KETW_MAX_DATA_SIZE + 1) != -EINVAL)
+		return 21;
+	/* The parent enables us by name once registered: wait for it. */
+	for (i = 0; i < 500 && user_write(fd, payload, 0) == 0; i++)
+		usleep(10000);
+	if (i == 500)
+		return 22;
+	for (i = 0; i < r->tries; i++) {
+		ret = user_write(fd, payload, r->len);
+		if (ret == 1)
+			r->stored++;
+		else if (ret == -EAGAIN)
+			r->again++;
+		else
+			r->other++;
+	}
+	/* Report through the exit status: stored count, capped. */
+	return r->other ? 23 : (r->stored > 120 ? 120 : r->stored) + 0;
+}
+
+/* Count the user records of session SESSION (stopped) on @fd. */
+static int count_user_records(int fd)
+{
+	struct drained d = { 0 };
+	const struct ketw_event_header *h;
+	size_t off = 0;
+	int bad = 0, n = 0;
+
+	if (drain(fd, &d))
+		return -1;
+	while ((h = next_record(&d, &off, &bad)))
+		n += !!(h->flags & KETW_RECORD_USER);
+	free(d.buf);
+	return bad ? -1 : n;
+}
+
+/*
+ * The rates: user_max_events events per second. The child logs 400
+ * events as fast as it can (well under a second's worth of refill at
+ * 20/s); what it could store is the bucket (20) plus what refilled.
+ */
+static void rate_case(struct __test_metadata *_metadata, const char *ev,
+		      const char *by, uint32_t len, int lo, int hi)
+{
+	struct rate r = { .len = len, .tries = 400 };
+	struct ketw_session_attr a;
+	int fd, status, stored;
+	char name[32];
+	uint64_t t0;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_events"), ev));
+	ASSERT_EQ(0, write_str(PARAM("user_max_bytes"), by));
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	a.buffer_kb = 256;
+	a.policy = KETW_POLICY_UNTIL_FULL;
+	ASSERT_EQ(0, session_start(fd, &a));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(become(UID, GID) ? 100 : log_fast(&r));
+	snprintf(name, sizeof(name), "rate-%d", UID * 100);
+	t0 = mono_ns();
+	while (ketw_enable(fd, SESSION, name, NULL, 0, 0, 0, NULL, 0, 0) &&
+	       mono_ns() - t0 < 5000000000ull)
+		usleep(5000);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_GE(120, WEXITSTATUS(status)) TH_LOG("child step %d failed", WEXITSTATUS(status));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
+	stored = count_user_records(fd);
+	/* The probes that waited for the enable count too (len 0, 1 each). */
+	EXPECT_LE(lo, stored);
+	EXPECT_GE(hi, stored);
+	EXPECT_GE(stored, WEXITSTATUS(status));
+	ketw_ref(fd, KETW_IOC_DESTROY, SESSION);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(unpriv, events_per_second, 60)
+{
+	/* 20 in the bucket; 400 tries take well under a second here. */
+	rate_case(_metadata, "20", "1000000", 8, 20, 60);
+}
+
+TEST_F_TIMEOUT(unpriv, bytes_per_second, 60)
+{
+	/* 4000 bytes: at most 4000 / 1000 + refill of 1000-byte events. */
+	rate_case(_metadata, "100000", "4000", 1000, 3, 12);
+}
+
+/* Anything that looks like a kernel address (not a small number). */
+static int has_kernel_address(const char *s)
+{
+	regex_t re;
+	int found;
+
+	if (regcomp(&re, "(0x)?ffff[0-9a-f]{12}", REG_EXTENDED | REG_ICASE))
+		return -1;
+	found = !regexec(&re, s, 0, NULL, 0);
+	regfree(&re);
+	return found;
+}
+
+static int scan_dir(const char *dir, int *files)
+{
+	char path[512], buf[4096];
+	struct dirent *e;
+	ssize_t n;
+	DIR *d;
+	int fd;
+
+	d = opendir(dir);
+	if (!d)
+		return 0;	/* not readable: nothing shown */
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR) {
+			if (scan_dir(path, files))
+				return 1;
+			continue;
+		}
+		fd = open(path, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		(*files)++;
+		if (has_kernel_address(buf)) {
+			fprintf(stderr, "# %s shows a kernel address\n", path);
+			return 1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+static int scan_readable(void *arg)
+{
+	int files = 0;
+
+	(void)arg;
+	if (scan_dir("/sys/module/ketw", &files) ||
+	    scan_dir("/sys/module/ketw_sample", &files) ||
+	    scan_dir(KFS, &files))
+		return 1;
+	/* The parameters at least are readable, so the scan saw files. */
+	return files >= 4 ? 0 : 2;
+}
+
+TEST_F(unpriv, no_kernel_address_readable)
+{
+	mkdir(KFS, 0755);
+	ASSERT_EQ(0, mount("none", KFS, "ketwfs", 0, NULL));
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	EXPECT_EQ(1, has_kernel_address("at ffff888003a1c000"));	/* the check works */
+	EXPECT_EQ(0, as_user(UID, scan_readable, NULL));
+}
+
+TEST_HARNESS_MAIN
