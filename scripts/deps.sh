@@ -3,6 +3,8 @@
 #
 # Install the Debian 12 packages that building and testing ketw needs,
 # only those that are missing. Without root it names them and fails.
+# flex, bison, bc, libelf-dev and libssl-dev build the debug kernels
+# (scripts/debug-kernel.sh) from linux-source-6.1.
 set -euo pipefail
 
 pkgs=(
@@ -11,6 +13,7 @@ pkgs=(
 	qemu-system-x86 busybox-static cpio gzip xz-utils
 	libclang-rt-14-dev
 	trace-cmd libtracefs-dev libtraceevent-dev
+	flex bison bc libelf-dev libssl-dev
 )
 
 missing=()
