@@ -19,10 +19,10 @@
 # recipe>.tar; each step unpacks a pristine copy into $FRESH_CACHE/run/:
 #   check   git clone, check out COMMIT, "bash .ci/run" twice (the first
 #           run installs every package; the second is the warm run)
-#   demo    a second pristine copy: git clone, "make demo" as the first
-#           command (FRESH_DEMO_CMD). minbase has no make, so this copy
-#           gets make alone first (FRESH_DEMO_PREINSTALL; empty: none),
-#           and make demo's own deps step installs the rest.
+#   demo    a second pristine copy: git clone, the README's demo command
+#           "scripts/deps.sh && make demo" (FRESH_DEMO_CMD) as the first
+#           command; FRESH_DEMO_PREINSTALL names packages to install
+#           before it (default none).
 # Each command's output goes to $FRESH_CACHE/logs/<time>-<commit>/; its
 # last lines and a table end the output: exit code, wall time and the
 # host's 1-minute load average before and after (on a shared host other
@@ -32,8 +32,8 @@
 #
 # Knobs: FRESH_STEPS ("check demo"), FRESH_CACHE (/var/tmp/ketw-fresh),
 # FRESH_MIRROR (the host's first Debian URI), FRESH_INCLUDE
-# (git,ca-certificates), FRESH_DEMO_CMD ("make demo"),
-# FRESH_DEMO_PREINSTALL (make), FRESH_KEEP=1 (keep the copies, unmounted),
+# (git,ca-certificates), FRESH_DEMO_CMD ("scripts/deps.sh && make demo"),
+# FRESH_DEMO_PREINSTALL (empty), FRESH_KEEP=1 (keep the copies, unmounted),
 # FRESH_VERBOSE=1 (echo every command's output), FRESH_REBUILD=1 (ignore
 # a cached image), FRESH_REPO (the repository to clone: this one).
 # Exit status: 0 when every command passed.
@@ -44,8 +44,8 @@ repo=${FRESH_REPO:-$top}
 cache=${FRESH_CACHE:-/var/tmp/ketw-fresh}
 steps=${FRESH_STEPS:-check demo}
 include=${FRESH_INCLUDE:-git,ca-certificates}
-demo_cmd=${FRESH_DEMO_CMD:-make demo}
-demo_pre=${FRESH_DEMO_PREINSTALL-make}
+demo_cmd=${FRESH_DEMO_CMD:-scripts/deps.sh && make demo}
+demo_pre=${FRESH_DEMO_PREINSTALL-}
 host_sources=/etc/apt/sources.list.d/debian.sources
 
 die() { echo "fresh-check: $*" >&2; exit 1; }
