@@ -183,6 +183,13 @@ int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags);
 
+/* memory.c */
+u64 ketw_mem_need(u32 size);
+u64 ketw_mem_cap(void);
+int ketw_mem_charge(u64 need);
+void ketw_mem_uncharge(u64 need);
+u64 ketw_mem_used_bytes(void);
+
 /* user.c */
 struct ketw_provider *
 ketw_user_provider_register(const struct ketw_user_provider *up, bool limited);

@@ -8,6 +8,7 @@
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/oom.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
@@ -109,8 +110,9 @@ static int ketw_attr_normalise(struct ketw_session_attr *a)
 
 	if (!a->watermark)
 		a->watermark = 50;
-	if (a->watermark > 100 || a->reserved1)
+	if (a->watermark > 100)
 		return -EINVAL;
+	a->memory = ketw_mem_need(bytes);
 	if (!a->max_data_size)
 		a->max_data_size = ketw_default_max_data(a->buffer_kb);
 	if (a->max_data_size > KETW_MAX_DATA_SIZE ||
@@ -118,6 +120,37 @@ static int ketw_attr_normalise(struct ketw_session_attr *a)
 	    max_span)
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * The ring for normalised attributes @a, its memory charged first
+ * (ketw_mem_charge()). Should memory still run out, the OOM killer picks
+ * the task that asked, as for ftrace's buffers.
+ */
+static struct ketw_ring *ketw_session_ring_alloc(struct ketw_session_attr *a,
+						 struct ketw_ring_config *cfg)
+{
+	struct ketw_ring *ring;
+	int err;
+
+	err = ketw_mem_charge(a->memory);
+	if (err)
+		return ERR_PTR(err);
+	set_current_oom_origin();
+	ring = ketw_ring_alloc(cfg);
+	clear_current_oom_origin();
+	if (IS_ERR(ring))
+		ketw_mem_uncharge(a->memory);
+	return ring;
+}
+
+/* Free a ring from ketw_session_ring_alloc() (or NULL) of @memory bytes. */
+static void ketw_session_ring_free(struct ketw_ring *ring, u64 memory)
+{
+	if (!ring)
+		return;
+	ketw_ring_free(ring);
+	ketw_mem_uncharge(memory);
 }
 
 /* How the ring of session @s with normalised attributes @a behaves. */
@@ -173,7 +206,7 @@ int ketw_session_create(struct ketw_session_attr *attr,
 				       attr->max_data_size);
 	INIT_WORK(&s->auto_stop, ketw_session_auto_stop);
 	ketw_session_ring_config(s, attr, &cfg);
-	s->ring = ketw_ring_alloc(&cfg);
+	s->ring = ketw_session_ring_alloc(&s->attr, &cfg);
 	if (IS_ERR(s->ring)) {
 		err = PTR_ERR(s->ring);
 		kfree(s);
@@ -200,7 +233,7 @@ int ketw_session_create(struct ketw_session_attr *attr,
 
 out_unlock:
 	mutex_unlock(&ketw_mutex);
-	ketw_ring_free(s->ring);
+	ketw_session_ring_free(s->ring, s->attr.memory);
 	kfree(s);
 	return err;
 }
@@ -243,6 +276,7 @@ int ketw_session_set_attr(struct ketw_session *s,
 			  struct ketw_session_attr *attr)
 {
 	struct ketw_ring *ring = NULL, *old = NULL;
+	u64 new_memory, old_memory = 0;
 	struct ketw_session_attr cur;
 	struct ketw_ring_config cfg;
 	bool same;
@@ -263,7 +297,7 @@ int ketw_session_set_attr(struct ketw_session *s,
 	if (ketw_attr_ring_differs(attr, &cur)) {
 		/* Outside the mutex: buffers may take a while to allocate. */
 		ketw_session_ring_config(s, attr, &cfg);
-		ring = ketw_ring_alloc(&cfg);
+		ring = ketw_session_ring_alloc(attr, &cfg);
 		if (IS_ERR(ring))
 			return PTR_ERR(ring);
 	}
@@ -287,19 +321,23 @@ int ketw_session_set_attr(struct ketw_session *s,
 	} else {
 		if (ketw_attr_ring_differs(attr, &s->attr)) {
 			old = s->ring;
+			old_memory = s->attr.memory;
 			s->ring = ring;
 			ring = NULL;
 			s->auto_stopped = false;
 			s->overrun_seen = 0;
+		} else {
+			attr->memory = s->attr.memory;	/* the same ring */
 		}
 		s->attr = *attr;
 		s->max_span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
 					       attr->max_data_size);
 	}
+	new_memory = attr->memory;
 	ketw_session_fill_attr(s, attr);
 	mutex_unlock(&ketw_mutex);
-	ketw_ring_free(ring);
-	ketw_ring_free(old);
+	ketw_session_ring_free(ring, new_memory);
+	ketw_session_ring_free(old, old_memory);
 	return err;
 }
 
@@ -334,7 +372,7 @@ static void ketw_session_release(struct kref *kref)
 
 	/* No on_full call is running or will run. */
 	ketw_ring_quiesce(s->ring);
-	ketw_ring_free(s->ring);
+	ketw_session_ring_free(s->ring, s->attr.memory);
 	ketw_session_enables_free(s);
 	kfree(s);
 	/*

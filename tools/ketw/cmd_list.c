@@ -56,8 +56,10 @@ static void list_text(const struct list_provider *p, unsigned int nr,
 	char g[KETW_GUID_STR_LEN], t[16], l[16], ft[16];
 	unsigned int i, k, f;
 
-	if (all)
+	if (all) {
+		ketw_memory_print(0);
 		printf("%u provider%s registered\n", nr, nr == 1 ? "" : "s");
+	}
 	if (!nr)
 		return;
 	printf("  %-36s  %-31s %6s %8s  %s\n", "GUID", "NAME", "EVENTS",

@@ -113,6 +113,8 @@ int ketw_start_session(struct ketw_start *s, int fd)
 			return ketw_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer)",
 					  name, (unsigned long long)s->buffer_kb,
 					  (unsigned long long)s->max_data);
+		if (err == -ENOMEM || err == -ENOBUFS)
+			return ketw_memory_error(name, s->buffer_kb, err);
 		return ketw_session_error("create", name, err);
 	}
 	ret = ketw_enables_apply(&s->en, fd, name);

@@ -29,7 +29,8 @@ static const char *status_errno(int err, char *buf, size_t len)
 }
 
 static void status_text(const struct ketw_session_status *ss,
-			const struct ketw_cpu_stats *st, const bool *valid)
+			const struct ketw_cpu_stats *st, const bool *valid,
+			uint64_t memory)
 {
 	char e[48];
 
@@ -51,12 +52,14 @@ static void status_text(const struct ketw_session_status *ss,
 	printf("totals:   %llu written, %llu lost, %llu overwritten (%u cpus)\n",
 	       (unsigned long long)ss->written, (unsigned long long)ss->lost,
 	       (unsigned long long)ss->overwritten, ss->nr_cpus);
+	ketw_memory_print(memory);
 	printf("\n");
 	ketw_print_cpu_stats(st, valid, ss->nr_cpus);
 }
 
 static void status_json(const struct ketw_session_status *ss,
-			const struct ketw_cpu_stats *st, const bool *valid)
+			const struct ketw_cpu_stats *st, const bool *valid,
+			uint64_t memory)
 {
 	const char *ename = ketw_errno_name(ss->flush_error);
 	const char *sep = "";
@@ -84,6 +87,7 @@ static void status_json(const struct ketw_session_status *ss,
 	printf("  \"lost\": %llu,\n", (unsigned long long)ss->lost);
 	printf("  \"overwritten\": %llu,\n",
 	       (unsigned long long)ss->overwritten);
+	printf("  \"memory\": %llu,\n", (unsigned long long)memory);
 	printf("  \"cpus\": [");
 	for (cpu = 0; cpu < ss->nr_cpus; cpu++) {
 		const struct ketw_cpu_stats *s = &st[cpu];
@@ -115,6 +119,7 @@ int cmd_status(int argc, char **argv)
 	};
 	const char *name = KETW_DEFAULT_SESSION;
 	struct ketw_session_status ss;
+	struct ketw_session_attr attr;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, json = false;
 	int c, fd, err, ret = KETW_EXIT_OK;
@@ -147,6 +152,9 @@ int cmd_status(int argc, char **argv)
 		goto out;
 	}
 	ss.name[KETW_NAME_MAX - 1] = '\0';
+	/* What the buffers take (0 from a kernel that does not say). */
+	if (ketw_session_get_attr(fd, name, &attr))
+		attr.memory = 0;
 	if (!ss.nr_cpus || ss.nr_cpus > KETW_FILE_MAX_CPUS) {
 		ret = ketw_error("session '%s' reports %u cpus", name,
 				 ss.nr_cpus);
@@ -162,9 +170,9 @@ int cmd_status(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (json)
-		status_json(&ss, st, valid);
+		status_json(&ss, st, valid, attr.memory);
 	else
-		status_text(&ss, st, valid);
+		status_text(&ss, st, valid, attr.memory);
 	if (fflush(stdout))
 		ret = ketw_error("writing the status failed: %s",
 				 strerror(errno));

@@ -105,6 +105,12 @@ int ketw_open_device(int flags);
  */
 int ketw_session_error(const char *op, const char *name, int err);
 
+/* memory.c */
+/* Explain ENOMEM or ENOBUFS from CREATE in numbers; returns the exit code. */
+int ketw_memory_error(const char *name, uint32_t buffer_kb, int err);
+/* One line: a session's buffers (0: none) and all sessions' against the cap. */
+void ketw_memory_print(uint64_t session_bytes);
+
 /* @s, or @dflt if @s is NULL (for the *_name() helpers). */
 static inline const char *ketw_or(const char *s, const char *dflt)
 {

@@ -47,6 +47,26 @@ void ketw_session_attr_init(struct ketw_session_attr *attr, const char *name);
 bool ketw_session_name_valid(const char *name);
 
 /*
+ * Buffer memory as the kernel counts it (Documentation/ketw-ring-buffer.rst,
+ * "Memory"): what the buffers of a session need, what is available for
+ * them (MemAvailable less the kernel's margin) and ketw's cap on all
+ * sessions together, with what they use now.
+ */
+struct ketw_memory {
+	unsigned int nr_cpus;	/* possible CPUs: each gets a buffer */
+	bool have_cap;		/* cap and used were read (module loaded) */
+	uint64_t available;	/* bytes */
+	uint64_t margin;
+	uint64_t cap;
+	uint64_t used;
+};
+
+/* Bytes a session with per-CPU size @buffer_kb (0: default) takes. */
+uint64_t ketw_memory_need(uint32_t buffer_kb, unsigned int nr_cpus);
+/* Fill @m; 0, -ENODEV without the module's parameters, -ENOENT. */
+int ketw_memory_get(struct ketw_memory *m);
+
+/*
  * Create a (stopped) session and attach @fd to it. @attr is updated with
  * the normalised attributes and the output fields.
  */

@@ -644,7 +644,10 @@ TEST(cli_status)
 			  "full:     no\n"
 			  "overrun:  no, nothing lost since the last status\n"
 			  "flush:    not flushing, error 0\n"
-			  "totals:   11 written, 0 lost, 0 overwritten (2 cpus)\n");
+			  "totals:   11 written, 0 lost, 0 overwritten (2 cpus)\n"
+			  "memory:   ");
+	/* What the kernel (here the fake) says the buffers take. */
+	CHECK_CONTAINS(o, " KiB of buffers");
 	CHECK_CONTAINS(o, "  cpu    written  lost_full");
 	CHECK_CONTAINS(o, "    0          6          0            0");
 	CHECK_CONTAINS(o, "    1          5          0            0");
@@ -669,7 +672,8 @@ TEST(cli_status)
 			  "  \"flushing\": false,\n  \"flush_error\": 0,\n"
 			  "  \"flush_error_name\": null,\n  \"auto_stopped\": true,\n"
 			  "  \"nr_cpus\": 2,\n  \"written\": ");
-	CHECK_CONTAINS(o, "  \"cpus\": [\n    {\"cpu\": 0, \"written\": ");
+	/* 4 KiB a cpu: data, meta and pointer pages, and one more. */
+	CHECK_CONTAINS(o, "  \"memory\": 28672,\n  \"cpus\": [\n    {\"cpu\": 0, \"written\": ");
 	CHECK_CONTAINS(o, "\"pending\": ");
 	CHECK_CONTAINS(o, "},\n    {\"cpu\": 1, ");
 	CHECK(o && strlen(o) > 8 && !strcmp(o + strlen(o) - 8, "}\n  ]\n}\n"));
@@ -677,6 +681,23 @@ TEST(cli_status)
 	free(e);
 	run_expect(fake_env, ARGS("reset", "-s", "full"), 0, NULL);
 	run_expect(fake_env, ARGS("reset", "-s", "ok"), 0, NULL);
+}
+
+/* A refusal for memory says what the buffers need and what there is. */
+TEST(cli_start_memory_refused)
+{
+	if (!fake_setup("memory.state"))
+		SKIP("the fake /dev/ketw cannot be preloaded (static ketw, or no --fake)");
+	/* 1 MiB a cpu, 2 cpus in the fake but as many as this host here. */
+	run_expect(fake_env_plus("KETW_FAKE_CREATE_ERRNO=12"),
+		   ARGS("start", "-s", "big", "-b", "1024"), 1,
+		   "cannot create session 'big': its buffers need ");
+	run_expect(fake_env_plus("KETW_FAKE_CREATE_ERRNO=12"),
+		   ARGS("record", "-s", "big", "-b", "1024", "-d", "1"), 1,
+		   "MiB available (MemAvailable less a margin of ");
+	run_expect(fake_env_plus("KETW_FAKE_CREATE_ERRNO=105"),
+		   ARGS("start", "-s", "big", "-b", "1024"), 1,
+		   "over ketw's cap: ");
 }
 
 TEST(cli_flush)

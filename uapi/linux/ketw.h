@@ -436,7 +436,9 @@ struct ketw_user_event {
  * @clock_resolution: out: resolution of @clock in ns.
  * @nr_cpus:       out: number of per-CPU buffers (CPU ids 0..nr_cpus-1).
  * @state:         out: KETW_STATE_*.
- * @reserved1:     must be 0.
+ * @memory:        out: bytes the session's buffers take, counted against
+ *                 ketw's max_buffer_kb (Documentation/ketw-ring-buffer.rst,
+ *                 "Memory"); ignored on input.
  */
 struct ketw_session_attr {
 	__u32 size;
@@ -455,7 +457,7 @@ struct ketw_session_attr {
 	__u32 nr_cpus;
 	__u32 state;
 	__u32 watermark;
-	__u64 reserved1;
+	__u64 memory;
 };
 
 #define KETW_SESSION_ATTR_SIZE_VER0	112

@@ -27,6 +27,8 @@
  * answer as the module does; ENABLE on a running session logs FILTER.
  *
  * Other knobs:
+ *   KETW_FAKE_CREATE_ERRNO=N     CREATE fails with errno N (ENOMEM,
+ *                                ENOBUFS: what the kernel says of memory)
  *   KETW_FAKE_PROVIDERS=N        N more providers fake-0 .. fake-N-1
  *   KETW_FAKE_SAMPLE_EVENTS=N    N more events of ketw-sample (ids 100..)
  *   KETW_FAKE_GROW=N             the registry grows while a process lists
@@ -565,8 +567,10 @@ static int fake_create(struct fake_session *ss, int fd,
 	uint32_t bytes, max_span;
 	unsigned int i, cpu;
 
+	if (fake_env("KETW_FAKE_CREATE_ERRNO", 0))
+		return -(int)fake_env("KETW_FAKE_CREATE_ERRNO", 0);
 	if (a->size < KETW_SESSION_ATTR_SIZE_VER0 || !a->name[0] ||
-	    a->flags & ~KETW_SESSION_FLAGS || a->reserved0 || a->reserved1)
+	    a->flags & ~KETW_SESSION_FLAGS || a->reserved0)
 		return -EINVAL;
 	if (!a->buffer_kb)
 		a->buffer_kb = KETW_BUFFER_KB_DEFAULT;
@@ -605,6 +609,8 @@ static int fake_create(struct fake_session *ss, int fd,
 	a->creation_time = 1700000000000000000ull;
 	a->clock_resolution = 1;
 	a->state = KETW_STATE_CREATED;
+	/* As module/memory.c counts: data, meta and pointer pages, one more. */
+	a->memory = ((uint64_t)bytes + 4096 + 4096) * FAKE_CPUS + 4096;
 	s->attr = *a;
 	s->state = KETW_STATE_CREATED;
 	if (fake_ring_map(s, &r, true))

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Buffer memory (Documentation/ketw-ring-buffer.rst, "Memory"): a session
+ * larger than the memory available is refused with ENOMEM before anything
+ * is allocated, all sessions together stay under max_buffer_kb (ENOBUFS),
+ * creating sessions until refusal never wakes the OOM killer, and the
+ * memory comes back when they go.
+ */
+#include "ketw_test.h"
+#include <sys/klog.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+
+#define PARAM(n)	"/sys/module/ketw/parameters/" n
+#define PREFIX		"mem_test"
+#define NMAX		64
+
+static long long meminfo_kb(const char *key)
+{
+	char line[256];
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+	size_t n = strlen(key);
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			v = strtoll(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* Does the kernel log (all of it) mention the OOM killer? */
+static int oom_in_log(void)
+{
+	int len = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf;
+	int n, found;
+
+	if (len <= 0)
+		return -1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -1;
+	n = klogctl(3, buf, len);	/* SYSLOG_ACTION_READ_ALL */
+	if (n < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[n] = '\0';
+	found = strstr(buf, "Out of memory") || strstr(buf, "oom-kill") ||
+		strstr(buf, "invoked oom-killer");
+	free(buf);
+	return found;
+}
+
+static int create(int fd, const char *name, uint32_t kb,
+		  struct ketw_session_attr *a)
+{
+	ketw_attr_init(a, name);
+	a->buffer_kb = kb;
+	return ioctl(fd, KETW_IOC_CREATE, a) ? -errno : 0;
+}
+
+FIXTURE(mem) {
+	int fd;
+	char saved_cap[32];
+	int n;
+};
+
+FIXTURE_SETUP(mem)
+{
+	int fdp, i;
+	ssize_t r;
+	char name[32];
+
+	for (i = 0; i < NMAX; i++) {
+		snprintf(name, sizeof(name), PREFIX "%d", i);
+		ketw_cleanup(name);
+	}
+	fdp = open(PARAM("max_buffer_kb"), O_RDONLY);
+	ASSERT_LE(0, fdp) TH_LOG("no max_buffer_kb parameter");
+	r = read(fdp, self->saved_cap, sizeof(self->saved_cap) - 1);
+	close(fdp);
+	self->saved_cap[r > 0 ? r : 0] = '\0';
+	self->fd = ketw_open();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	char name[32];
+	int i;
+
+	for (i = 0; i < NMAX; i++) {
+		snprintf(name, sizeof(name), PREFIX "%d", i);
+		ketw_ref(self->fd, KETW_IOC_DESTROY, name);
+	}
+	/* 0: back to the default, a quarter of RAM. */
+	write_str(PARAM("max_buffer_kb"), "0");
+	close(self->fd);
+}
+
+/* Each session says what it takes; the total is their sum. */
+TEST_F(mem, memory_reported_and_counted)
+{
+	struct ketw_session_attr a, b;
+	long long used0, used;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	used0 = read_ll(PARAM("buffer_used_kb"));
+	ASSERT_LE(0, used0);
+	ASSERT_EQ(0, create(self->fd, PREFIX "0", 1024, &a));
+	/* The data areas, a meta page and a pointer page per CPU, one more. */
+	EXPECT_EQ((uint64_t)(1024 * 1024 + 4096 + 4096) * ncpu + 4096, a.memory);
+	ASSERT_EQ(0, create(self->fd, PREFIX "1", 64, &b));
+	used = read_ll(PARAM("buffer_used_kb"));
+	EXPECT_EQ(used0 + (long long)((a.memory + b.memory) / 1024), used);
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	snprintf(b.name, sizeof(b.name), PREFIX "0");
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_GET_ATTR, &b));
+	EXPECT_EQ(a.memory, b.memory);
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_DESTROY, PREFIX "0"));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_DESTROY, PREFIX "1"));
+	EXPECT_EQ(used0, read_ll(PARAM("buffer_used_kb")));
+}
+
+/* The cap holds across sessions and changes at run time. */
+TEST_F(mem, cap_enforced_and_changeable)
+{
+	struct ketw_session_attr a;
+	long long cap;
+
+	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), "4096"));
+	EXPECT_EQ(4096, read_ll(PARAM("max_buffer_kb")));
+	/* 2 MiB a CPU is over 4 MiB on two CPUs with its pages. */
+	EXPECT_EQ(-ENOBUFS, create(self->fd, PREFIX "0", 2048, &a));
+	ASSERT_EQ(0, create(self->fd, PREFIX "0", 1024, &a));
+	EXPECT_EQ(-ENOBUFS, create(self->fd, PREFIX "1", 1024, &a));
+	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), "8192"));
+	EXPECT_EQ(0, create(self->fd, PREFIX "1", 1024, &a));
+	/* Lowering it leaves existing sessions alone and refuses new ones. */
+	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), "1024"));
+	EXPECT_EQ(-ENOBUFS, create(self->fd, PREFIX "2", 4, &a));
+	EXPECT_EQ(0, ketw_ref(self->fd, KETW_IOC_DESTROY, PREFIX "0"));
+	/* More than the machine has: refused. */
+	EXPECT_EQ(-EINVAL, write_str(PARAM("max_buffer_kb"), "1000000000000"));
+	/* 0: the default, a quarter of RAM. */
+	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), "0"));
+	cap = read_ll(PARAM("max_buffer_kb"));
+	EXPECT_EQ(meminfo_kb("MemTotal") / 4, cap);
+}
+
+/* Sessions of 64 MiB a CPU until refusal; how many, and the error. */
+static int fill(int fd, int *err)
+{
+	struct ketw_session_attr a;
+	char name[32];
+	int i;
+
+	for (i = 0; i < NMAX; i++) {
+		snprintf(name, sizeof(name), PREFIX "%d", i);
+		*err = create(fd, name, 65536, &a);
+		if (*err)
+			break;
+	}
+	return i;
+}
+
+static int unfill(int fd, int n)
+{
+	char name[32];
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), PREFIX "%d", i);
+		bad += !!ketw_ref(fd, KETW_IOC_DESTROY, name);
+	}
+	return bad;
+}
+
+/*
+ * With the cap out of the way, sessions of 64 MiB a CPU until refusal:
+ * ENOMEM from the look at available memory, before the OOM killer wakes;
+ * then a normal session still records. Done twice: the second round
+ * takes as many sessions, and leaves as much memory, as the first (the
+ * first may grow caches that stay: per-CPU chunks, vmalloc page tables).
+ */
+TEST_F_TIMEOUT(mem, until_refused_no_oom, 300)
+{
+	long long avail[3], used0, total = meminfo_kb("MemTotal");
+	struct ketw_session_attr a;
+	struct drained d = { 0 };
+	int round, n[2], err, fd2;
+	char cap[32];
+
+	ASSERT_EQ(0, oom_in_log());
+	snprintf(cap, sizeof(cap), "%lld", total);
+	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), cap));
+	used0 = read_ll(PARAM("buffer_used_kb"));
+	avail[0] = meminfo_kb("MemAvailable");
+	for (round = 0; round < 2; round++) {
+		n[round] = fill(self->fd, &err);
+		EXPECT_EQ(-ENOMEM, err) TH_LOG("session %d: %s", n[round],
+						strerror(-err));
+		EXPECT_LT(0, n[round]);
+		EXPECT_EQ(0, oom_in_log());
+		EXPECT_EQ(0, unfill(self->fd, n[round]));
+		avail[round + 1] = meminfo_kb("MemAvailable");
+	}
+	TH_LOG("%d then %d sessions of 64 MiB a CPU before ENOMEM; MemAvailable %lld, %lld, %lld KiB",
+	       n[0], n[1], avail[0], avail[1], avail[2]);
+	EXPECT_GE(1, abs(n[0] - n[1]));
+	EXPECT_GT(8 * 1024, avail[1] - avail[2]);
+	EXPECT_EQ(used0, read_ll(PARAM("buffer_used_kb")));
+
+	/* The machine works: a small session records and reads back. */
+	fd2 = ketw_open();
+	ASSERT_LE(0, fd2);
+	ketw_attr_init(&a, PREFIX "small");
+	ASSERT_EQ(0, session_start(fd2, &a));
+	ASSERT_EQ(0, ketw_enable(fd2, PREFIX "small", KETW_SAMPLE_NAME, NULL,
+				 0, 0, 0, NULL, 0, 0));
+	ASSERT_EQ(0, sample_emit(10));
+	ASSERT_EQ(0, ketw_ref(fd2, KETW_IOC_STOP, PREFIX "small"));
+	ASSERT_EQ(0, drain(fd2, &d));
+	EXPECT_LT(10 * 64, (long)d.len);
+	free(d.buf);
+	ASSERT_EQ(0, ketw_ref(fd2, KETW_IOC_DESTROY, PREFIX "small"));
+	close(fd2);
+}
+
+/* The tool says why, in numbers, and leaves no session behind. */
+TEST_F(mem, tool_explains_refusal)
+{
+	char out[4096];
+	size_t n;
+	FILE *p;
+	int rc;
+
+	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), "4096"));
+	p = popen("/ketw/ketw start -s " PREFIX "0 -b 8192 2>&1", "r");
+	ASSERT_NE(NULL, p);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	rc = pclose(p);
+	EXPECT_EQ(1, WEXITSTATUS(rc));
+	EXPECT_NE(NULL, strstr(out, "cannot create session '" PREFIX "0': its buffers need 16.0 MiB, over ketw's cap: 0 KiB of 4096 KiB in use"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(-1, ketw_ref(self->fd, KETW_IOC_START, PREFIX "0"));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+TEST_HARNESS_MAIN
