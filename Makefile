@@ -43,6 +43,7 @@ DEPS_SCRIPT ?= $(TOP)/scripts/deps.sh
 DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 
 .PHONY: all module tools selftests unit initramfs check vm-check demo \
+	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
 	bench-tools fuzz
 
@@ -57,7 +58,10 @@ help:
 	@echo '  unit          host unit tests (make -C tools test)'
 	@echo '  scripts-test  host tests of the harness (scripts/tests/)'
 	@echo '  check         deps + all + unit + scripts-test + fuzz-check + the selftests'
-	@echo '                in a QEMU guest'
+	@echo '                in a QEMU guest, on Debian'"'"'s kernel and on a KASAN+lockdep one'
+	@echo '  check-kcsan   check, then the selftests on a KCSAN kernel'
+	@echo '  vm-check-kasan, vm-check-kcsan   only that guest run (builds the debug'
+	@echo '                kernel into ~/.cache/ketw the first time, about 6 min)'
 	@echo '  fuzz          libFuzzer on the file reader and templates, random seeds'
 	@echo '                (FUZZ_SECONDS=600 each); check runs fixed seeds'
 	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests)'
@@ -119,6 +123,12 @@ check: deps
 	$(MAKE) scripts-test
 	$(MAKE) -C tools fuzz-check
 	$(MAKE) vm-check
+	$(MAKE) vm-check-kasan
+	@$(TOP)/scripts/check-total.sh $(BUILD)/vm $(BUILD)/vm-kasan
+
+# make check, then the guest suite on the KCSAN kernel too.
+check-kcsan: check
+	$(MAKE) vm-check-kcsan
 
 # libFuzzer on the file reader and the template parser and evaluator.
 fuzz: deps
@@ -133,6 +143,34 @@ CHECK_APPEND   ?= tsc=reliable
 vm-check: initramfs
 	@$(WITH_KERNEL) VMLINUZ="$$VMLINUZ" INITRD=$(INITRD) \
 		VM_APPEND="$(CHECK_APPEND) $(VM_APPEND)" \
+		$(TOP)/scripts/run-vm.sh check
+
+# ---- debug kernels --------------------------------------------------------
+# The guest suite again on a kernel built from linux-source-6.1 by
+# scripts/debug-kernel.sh (cached in ~/.cache/ketw, keyed by its config):
+# kasan (KASAN, lockdep, UBSAN, DEBUG_OBJECTS, SLUB debug) in make check,
+# kcsan in make check-kcsan. The modules are built against it from a copy
+# of their sources in build/kmod-<flavour>/ (Kbuild writes its objects
+# next to the sources, and module/ holds the Debian kernel's). KASAN under
+# TCG is slow: the guest gets DEBUG_VM_TIMEOUT seconds.
+DEBUG_VM_TIMEOUT ?= 1800
+DEBUG_KOS = $(patsubst $(TOP)/%,$(BUILD)/kmod-$(1)/%,$(KOS))
+
+kmod-kasan kmod-kcsan: kmod-%:
+	@kdir=$$($(TOP)/scripts/debug-kernel.sh $*) && \
+	rm -rf $(BUILD)/kmod-$* && mkdir -p $(BUILD)/kmod-$* && \
+	tar -C $(TOP) -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*' \
+		--exclude='*.mod*' --exclude='modules.order' Kbuild module uapi | \
+		tar -C $(BUILD)/kmod-$* -xf - && \
+	$(MAKE) -C "$$kdir" M=$(BUILD)/kmod-$* modules
+
+vm-check-kasan vm-check-kcsan: vm-check-%: kmod-% selftests
+	KETW_MODULES="$(call DEBUG_KOS,$*)" \
+		$(TOP)/scripts/mkinitramfs.sh $(BUILD)/initramfs-$*.cpio.gz
+	@kdir=$$($(TOP)/scripts/debug-kernel.sh $*) && \
+	VMLINUZ=$$kdir/arch/x86/boot/bzImage \
+	INITRD=$(BUILD)/initramfs-$*.cpio.gz VM_DIR=$(BUILD)/vm-$* \
+	VM_TIMEOUT=$(DEBUG_VM_TIMEOUT) VM_APPEND="$(CHECK_APPEND) $(VM_APPEND)" \
 		$(TOP)/scripts/run-vm.sh check
 
 demo: deps
