@@ -124,12 +124,14 @@ struct ketw_enable_set {
  * @name:   the provider's name when @guid is zero.
  * @filter: what the session takes from it.
  * @idset:  @filter.filtered as a bitmap, or NULL if empty.
+ * @user:   @guid names a user provider (KETW_ENABLE_USER).
  */
 struct ketw_session_enable {
 	u8 guid[KETW_GUID_SIZE];
 	char name[KETW_NAME_MAX];
 	struct ketw_filter filter;
 	struct ketw_idset *idset;
+	bool user;
 };
 
 /* session.c */
@@ -194,6 +196,7 @@ u64 ketw_mem_used_bytes(void);
 struct ketw_provider *
 ketw_user_provider_register(const struct ketw_user_provider *up, bool limited);
 void ketw_user_provider_unregister(struct ketw_provider *prov);
+u32 ketw_user_provider_uid(const struct ketw_provider *prov);
 int ketw_user_write(struct ketw_provider *prov,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len);

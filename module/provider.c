@@ -127,11 +127,30 @@ int __ketw_write(struct ketw_provider *prov,
 }
 EXPORT_SYMBOL_GPL(__ketw_write);
 
+static bool ketw_is_user(const struct ketw_provider *prov)
+{
+	return prov->flags & KETW_PROVIDER_USER;
+}
+
+/*
+ * Does a GUID (of a user provider if @user) name @prov? Kernel and user
+ * providers are apart: a user provider may carry a kernel provider's GUID
+ * (registered before the kernel's), and never stands for it. Names are
+ * apart by construction: a user provider's starts with KETW_USER_PREFIX,
+ * a kernel provider's cannot.
+ */
+static bool ketw_guid_names(const u8 *guid, bool user,
+			    const struct ketw_provider *prov)
+{
+	return user == ketw_is_user(prov) &&
+	       !memcmp(guid, prov->guid, KETW_GUID_SIZE);
+}
+
 static bool ketw_enable_names(const struct ketw_session_enable *se,
 			      const struct ketw_provider *prov)
 {
 	if (memcmp(se->guid, ketw_zero_guid, KETW_GUID_SIZE))
-		return !memcmp(se->guid, prov->guid, KETW_GUID_SIZE);
+		return ketw_guid_names(se->guid, se->user, prov);
 	return !strncmp(se->name, prov->name, KETW_NAME_MAX);
 }
 
@@ -341,6 +360,8 @@ static void ketw_provider_info_fill(struct ketw_provider_info *pi,
 	strscpy(pi->name, prov->name, sizeof(pi->name));
 	pi->nr_events = prov->nr_events;
 	pi->flags = prov->flags;
+	if (ketw_is_user(prov))
+		pi->uid = ketw_user_provider_uid(prov);
 	set = rcu_dereference_protected(prov->enables,
 					lockdep_is_held(&ketw_mutex));
 	pi->nr_sessions = set ? set->nr : 0;
@@ -408,25 +429,36 @@ void ketw_providers_rundown(struct ketw_session *s)
 	rcu_read_unlock();
 }
 
-static struct ketw_provider *ketw_provider_lookup(const u8 *guid,
-						  const char *name)
+/*
+ * Is @prov's GUID or name taken? A kernel provider's only by another
+ * kernel provider: user space can never keep a driver from registering.
+ * A user provider's by another user provider, or by a kernel provider's
+ * GUID: it cannot impersonate a kernel provider that is there.
+ */
+static bool ketw_provider_taken(const struct ketw_provider *prov)
 {
-	struct ketw_provider *prov;
+	struct ketw_provider *p;
 
-	list_for_each_entry(prov, &ketw_providers, node)
-		if (!memcmp(prov->guid, guid, KETW_GUID_SIZE) ||
-		    !strncmp(prov->name, name, KETW_NAME_MAX))
-			return prov;
-	return NULL;
+	list_for_each_entry(p, &ketw_providers, node) {
+		if (ketw_is_user(p) && !ketw_is_user(prov))
+			continue;
+		if (!memcmp(p->guid, prov->guid, KETW_GUID_SIZE) ||
+		    !strncmp(p->name, prov->name, KETW_NAME_MAX))
+			return true;
+	}
+	return false;
 }
 
-/* The provider a request names: by name if it has one, else by GUID. */
-static bool ketw_req_names(const char *name, const u8 *guid,
+/*
+ * The provider a request names: by name if it has one, else by GUID (of a
+ * user provider if @user).
+ */
+static bool ketw_req_names(const char *name, const u8 *guid, bool user,
 			   const struct ketw_provider *prov)
 {
 	if (name[0])
 		return !strncmp(name, prov->name, KETW_NAME_MAX);
-	return !memcmp(guid, prov->guid, KETW_GUID_SIZE);
+	return ketw_guid_names(guid, user, prov);
 }
 
 static int ketw_req_check(const char *name, const u8 *guid)
@@ -458,7 +490,8 @@ static void ketw_log_filter_changes(struct ketw_session *s,
 			break;
 		ketw_session_filter(s, prov, &sf->new_filter);
 		sf->old_filter = old[i++];
-		if (ketw_req_names(req->provider, req->guid, prov))
+		if (ketw_req_names(req->provider, req->guid,
+				   req->flags & KETW_ENABLE_USER, prov))
 			named_seen = true;
 		if (!memcmp(&sf->old_filter, &sf->new_filter,
 			    sizeof(sf->new_filter)))
@@ -489,6 +522,7 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 				     const struct ketw_enable *req,
 				     struct ketw_idset **old_set)
 {
+	bool user = req->flags & KETW_ENABLE_USER;
 	struct ketw_provider *prov = NULL, *p;
 	struct ketw_session_enable *se, *arr;
 	struct ketw_idset *set = NULL;
@@ -496,13 +530,14 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 
 	/* A registered provider may be named by GUID now, by name before. */
 	list_for_each_entry(p, &ketw_providers, node)
-		if (ketw_req_names(req->provider, req->guid, p))
+		if (ketw_req_names(req->provider, req->guid, user, p))
 			prov = p;
 	for (i = 0; i < s->nr_enables; i++) {
 		se = &s->enables[i];
 		if (req->provider[0] ?
 		    !strncmp(se->name, req->provider, KETW_NAME_MAX) :
-		    !memcmp(se->guid, req->guid, KETW_GUID_SIZE))
+		    (se->user == user &&
+		     !memcmp(se->guid, req->guid, KETW_GUID_SIZE)))
 			break;
 		if (prov && ketw_enable_names(se, prov))
 			break;
@@ -542,10 +577,12 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 	*old_set = se->idset;
 	memset(se, 0, sizeof(*se));
 	se->idset = set;
-	if (req->provider[0])
+	if (req->provider[0]) {
 		strscpy(se->name, req->provider, sizeof(se->name));
-	else
+	} else {
 		memcpy(se->guid, req->guid, KETW_GUID_SIZE);
+		se->user = user;
+	}
 	se->filter = req->filter;
 	se->filter.enabled = 1;
 	s->explicit = true;
@@ -569,7 +606,7 @@ int ketw_session_enable(struct ketw_enable *req)
 	unsigned int nr = 0;
 	int err;
 
-	if (req->flags & ~KETW_ENABLE_DISABLE ||
+	if (req->flags & ~(KETW_ENABLE_DISABLE | KETW_ENABLE_USER) ||
 	    req->filter.level > KETW_LEVEL_VERBOSE ||
 	    strnlen(req->session, KETW_NAME_MAX) == KETW_NAME_MAX)
 		return -EINVAL;
@@ -627,7 +664,8 @@ int ketw_session_get_filter(struct ketw_enable *req)
 	struct ketw_session *s;
 	int err;
 
-	if (req->flags || strnlen(req->session, KETW_NAME_MAX) == KETW_NAME_MAX)
+	if (req->flags & ~KETW_ENABLE_USER ||
+	    strnlen(req->session, KETW_NAME_MAX) == KETW_NAME_MAX)
 		return -EINVAL;
 	err = ketw_req_check(req->provider, req->guid);
 	if (err)
@@ -639,12 +677,16 @@ int ketw_session_get_filter(struct ketw_enable *req)
 	/* A stand-in: the provider need not be registered. */
 	memcpy(tmp.guid, req->guid, KETW_GUID_SIZE);
 	tmp.name = req->provider;
+	if (req->flags & KETW_ENABLE_USER ||
+	    !strncmp(req->provider, KETW_USER_PREFIX,
+		     sizeof(KETW_USER_PREFIX) - 1))
+		tmp.flags = KETW_PROVIDER_USER;
 	if (!req->provider[0]) {
 		struct ketw_provider *prov;
 
 		tmp.name = "";
 		list_for_each_entry(prov, &ketw_providers, node)
-			if (!memcmp(prov->guid, req->guid, KETW_GUID_SIZE))
+			if (ketw_guid_names(req->guid, ketw_is_user(&tmp), prov))
 				tmp.name = prov->name;
 	} else {
 		struct ketw_provider *prov;
@@ -720,8 +762,9 @@ int ketw_events_list(struct ketw_list *l)
 	if (err)
 		return err;
 	mutex_lock(&ketw_mutex);
+	/* By GUID: the kernel's (user providers are named by name). */
 	list_for_each_entry(prov, &ketw_providers, node)
-		if (ketw_req_names(l->provider, l->guid, prov))
+		if (ketw_req_names(l->provider, l->guid, false, prov))
 			found = prov;
 	err = found ? 0 : -ENOENT;
 	if (found)
@@ -778,6 +821,10 @@ static int ketw_provider_check(const struct ketw_provider *prov)
 	    !memcmp(prov->guid, ketw_zero_guid, KETW_GUID_SIZE) ||
 	    (prov->nr_events && !prov->events))
 		return -EINVAL;
+	/* The user providers' namespace. */
+	if (!ketw_is_user(prov) &&
+	    !strncmp(prov->name, KETW_USER_PREFIX, sizeof(KETW_USER_PREFIX) - 1))
+		return -EINVAL;
 	for (i = 0; i < prov->nr_events; i++)
 		if (prov->events[i].nr_fields > KETW_MAX_FIELDS ||
 		    (prov->events[i].nr_fields && !prov->events[i].fields))
@@ -795,10 +842,12 @@ static int ketw_provider_check(const struct ketw_provider *prov)
  * enabled it by name or GUID before it was registered.
  * Context: process; may sleep.
  *
- * Return: 0; -EINVAL for an empty, too long name, the all-zero GUID
- * (reserved for system events), or descriptors with more than
- * KETW_MAX_FIELDS fields; -EEXIST if a provider with the same GUID or
- * name is registered; -ENOMEM.
+ * Return: 0; -EINVAL for an empty, too long name, a name in the user
+ * providers' namespace (KETW_USER_PREFIX), the all-zero GUID (reserved
+ * for system events), or descriptors with more than KETW_MAX_FIELDS
+ * fields; -EEXIST if another provider with the same GUID or name is
+ * registered (user providers never count: see ketw_provider_taken());
+ * -ENOMEM.
  */
 int ketw_provider_register(struct ketw_provider *prov)
 {
@@ -815,7 +864,7 @@ int ketw_provider_register(struct ketw_provider *prov)
 		return -ENOMEM;
 
 	mutex_lock(&ketw_mutex);
-	if (ketw_provider_lookup(prov->guid, prov->name)) {
+	if (ketw_provider_taken(prov)) {
 		err = -EEXIST;
 		goto out;
 	}

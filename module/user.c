@@ -50,10 +50,14 @@ struct ketw_user {
 static DEFINE_HASHTABLE(ketw_users, 6);
 static DEFINE_MUTEX(ketw_users_mutex);
 
-/* A provider registered from user space, owned by one file. */
+/*
+ * A provider registered from user space, owned by one file; its name is
+ * KETW_USER_PREFIX and the name asked for.
+ */
 struct ketw_user_prov {
 	struct ketw_provider prov;
 	struct ketw_user *user;		/* NULL: not limited */
+	u32 uid;			/* who registered it */
 	char name[KETW_NAME_MAX];
 };
 
@@ -129,8 +133,13 @@ static bool ketw_user_take(struct ketw_user *u, size_t len)
  * @limited: the file was opened without CAP_SYS_ADMIN: the caller's user
  *           id's limits apply.
  *
- * Return: the provider, or ERR_PTR(-EINVAL / -EEXIST / -ENOSPC at the
- * user's user_max_providers / -ENOMEM).
+ * The provider is named KETW_USER_PREFIX followed by @up->name, and
+ * cannot take a name or GUID a kernel provider has (see
+ * ketw_provider_taken()).
+ *
+ * Return: the provider, or ERR_PTR(-EINVAL for a name that is empty or
+ * too long with the prefix / -EEXIST / -ENOSPC at the user's
+ * user_max_providers / -ENOMEM).
  */
 struct ketw_provider *
 ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
@@ -138,7 +147,10 @@ ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
 	struct ketw_user_prov *u;
 	int err;
 
-	if (up->flags || strnlen(up->name, KETW_NAME_MAX) == KETW_NAME_MAX)
+	size_t n = strnlen(up->name, KETW_NAME_MAX);
+
+	if (up->flags || !n ||
+	    n + sizeof(KETW_USER_PREFIX) - 1 >= KETW_NAME_MAX)
 		return ERR_PTR(-EINVAL);
 	u = kzalloc(sizeof(*u), GFP_KERNEL);
 	if (!u)
@@ -152,7 +164,9 @@ ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
 	}
 	u->prov.key = STATIC_KEY_FALSE_INIT;
 	memcpy(u->prov.guid, up->guid, KETW_GUID_SIZE);
-	strscpy(u->name, up->name, sizeof(u->name));
+	snprintf(u->name, sizeof(u->name), "%s%.*s", KETW_USER_PREFIX,
+		 (int)n, up->name);
+	u->uid = from_kuid_munged(&init_user_ns, current_euid());
 	u->prov.name = u->name;
 	u->prov.flags = KETW_PROVIDER_USER;
 	err = ketw_provider_register(&u->prov);
@@ -179,6 +193,17 @@ void ketw_user_provider_unregister(struct ketw_provider *prov)
 	ketw_provider_unregister(prov);
 	ketw_user_put(u->user);
 	kfree(u);
+}
+
+/**
+ * ketw_user_provider_uid() - who registered a user provider
+ * @prov: from ketw_user_provider_register().
+ *
+ * Return: the user id, in the initial user namespace.
+ */
+u32 ketw_user_provider_uid(const struct ketw_provider *prov)
+{
+	return container_of(prov, struct ketw_user_prov, prov)->uid;
 }
 
 /**

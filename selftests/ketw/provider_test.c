@@ -500,7 +500,11 @@ TEST_F(prov, user_space_provider)
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-EINVAL, user_write(ufd, 1, msg, sizeof(msg)));  /* none yet */
 	EXPECT_EQ(-EINVAL, user_register(ufd, "", user_guid));
-	EXPECT_EQ(-EEXIST, user_register(ufd, KETW_SAMPLE_NAME, user_guid));
+	/* Too long once prefixed with KETW_USER_PREFIX. */
+	EXPECT_EQ(-EINVAL, user_register(ufd, "0123456789abcdef0123456789abcd",
+					 user_guid));
+	/* A kernel provider's GUID is not to be had while it is there. */
+	EXPECT_EQ(-EEXIST, user_register(ufd, "squat", sample_guid));
 	ASSERT_EQ(0, user_register(ufd, "user-prov", user_guid));
 	EXPECT_EQ(-EBUSY, user_register(ufd, "user-prov2", user_guid));
 
@@ -510,16 +514,17 @@ TEST_F(prov, user_space_provider)
 	l.entries = (uintptr_t)pi;
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_PROVIDERS, &l));
 	for (i = 0; i < (int)l.count && i < 16; i++)
-		if (!strcmp(pi[i].name, "user-prov")) {
+		if (!strcmp(pi[i].name, KETW_USER_PREFIX "user-prov")) {
 			EXPECT_EQ(KETW_PROVIDER_USER, pi[i].flags);
+			EXPECT_EQ(getuid(), pi[i].uid);
 			listed++;
 		}
 	EXPECT_EQ(1, listed);
 
 	self->attr.max_data_size = 16;
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, "user-prov", NULL, 0, 0, 0,
-			    NULL, 0, 0));
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_USER_PREFIX "user-prov",
+				 NULL, 0, 0, 0, NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	EXPECT_EQ(1, user_write(ufd, 9, msg, 8));
 	EXPECT_EQ(1, user_write(ufd, 9, msg, sizeof(msg)));	/* cut to 16 */
@@ -551,7 +556,7 @@ TEST_F(prov, user_space_provider)
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, ioctl(fd2, KETW_IOC_PROVIDERS, &l));
 	for (i = 0; i < (int)l.count && i < 16; i++)
-		EXPECT_STRNE("user-prov", pi[i].name);
+		EXPECT_STRNE(KETW_USER_PREFIX "user-prov", pi[i].name);
 	close(fd2);
 }
 
@@ -579,8 +584,8 @@ TEST_F(prov, user_payload_every_length)
 	ASSERT_EQ(0, user_register(ufd, "user-len", user_guid));
 	self->attr.buffer_kb = 1024;
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
-	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, "user-len", NULL, 0, 0, 0,
-			    NULL, 0, 0));
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_USER_PREFIX "user-len",
+				 NULL, 0, 0, 0, NULL, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	/* src + 1: an unaligned source, as a packed payload may be. */
 	for (len = 0; len < MAX_LEN; len++)

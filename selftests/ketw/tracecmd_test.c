@@ -513,7 +513,7 @@ TEST_F(bridge, user_provider_truncated)
 			continue;
 		ASSERT_EQ(1, r) TH_LOG("malformed: %.200s", buf);
 		EXPECT_STREQ("75736572-0000-4000-8000-000000000009", e.guid);
-		EXPECT_STREQ("tracecmd-user", e.provider);
+		EXPECT_STREQ(KETW_USER_PREFIX "tracecmd-user", e.provider);
 		EXPECT_EQ(77, e.id);
 		EXPECT_EQ(KETW_TYPE_INFO, e.type);
 		EXPECT_EQ(KETW_LEVEL_VERBOSE, e.level);

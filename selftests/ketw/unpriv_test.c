@@ -108,6 +108,9 @@ FIXTURE_TEARDOWN(unpriv)
 	ketw_cleanup(SESSION);
 	umount(KFS);
 	rmdir(KFS);
+	/* user_cannot_squat_a_driver reloads it: never leave it out. */
+	if (access("/sys/module/ketw_sample", F_OK))
+		ASSERT_EQ(0, system("insmod /ketw/ketw_sample.ko"));
 }
 
 static int try_control(void *arg)
@@ -217,7 +220,7 @@ struct rate {
 
 /*
  * Log @tries events as fast as possible; the session (enabled by root
- * for "rate-<uid*100>") must get exactly the ones that were not EAGAIN.
+ * for "user.rate-<uid*100>") must get exactly the ones that were not EAGAIN.
  */
 static int log_fast(void *arg)
 {
@@ -291,7 +294,7 @@ static void rate_case(struct __test_metadata *_metadata, const char *ev,
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(become(UID, GID) ? 100 : log_fast(&r));
-	snprintf(name, sizeof(name), "rate-%d", UID * 100);
+	snprintf(name, sizeof(name), KETW_USER_PREFIX "rate-%d", UID * 100);
 	t0 = mono_ns();
 	while (ketw_enable(fd, SESSION, name, NULL, 0, 0, 0, NULL, 0, 0) &&
 	       mono_ns() - t0 < 5000000000ull)
@@ -319,6 +322,128 @@ TEST_F_TIMEOUT(unpriv, bytes_per_second, 60)
 {
 	/* 4000 bytes: at most 4000 / 1000 + refill of 1000-byte events. */
 	rate_case(_metadata, "100000", "4000", 1000, 3, 12);
+}
+
+/*
+ * A user takes the sample driver's name and GUID while the driver is not
+ * loaded, then waits for @ready to be written to its pipe and holds on
+ * until its stdin (a pipe) closes.
+ */
+static const uint8_t sample_guid_bytes[KETW_GUID_SIZE] = KETW_SAMPLE_GUID_BYTES;
+
+static int squat(void *arg)
+{
+	int *pipes = arg, fd = open(KETW_USER_DEVICE, O_RDWR);
+	struct ketw_user_provider up;
+	char c = 1;
+
+	if (fd < 0)
+		return 30;
+	memset(&up, 0, sizeof(up));
+	up.size = sizeof(up);
+	memcpy(up.guid, sample_guid_bytes, KETW_GUID_SIZE);
+	snprintf(up.name, sizeof(up.name), "%s", KETW_SAMPLE_NAME);
+	if (ioctl(fd, KETW_IOC_USER_REGISTER, &up))
+		return 31;
+	if (write(pipes[1], &c, 1) != 1)
+		return 32;
+	/* Log while it is there: no session that took the driver gets it. */
+	while (read(pipes[0], &c, 1) == 1)
+		if (user_write(fd, "squatter", 8) < 0)
+			return 33;
+	return 0;
+}
+
+static int provider_flags(int fd, const char *name, uint32_t *uid)
+{
+	struct ketw_provider_info pi[64];
+	struct ketw_list l;
+	unsigned int i;
+
+	memset(&l, 0, sizeof(l));
+	l.size = sizeof(l);
+	l.capacity = 64;
+	l.entries = (uintptr_t)pi;
+	if (ioctl(fd, KETW_IOC_PROVIDERS, &l))
+		return -1;
+	for (i = 0; i < l.count && i < 64; i++)
+		if (!strcmp(pi[i].name, name)) {
+			*uid = pi[i].uid;
+			return (int)pi[i].flags;
+		}
+	return -1;
+}
+
+/*
+ * Issue 17: a user registered "ketw-sample" before the driver loaded and
+ * the driver's insmod failed with EEXIST. Now the user's provider is
+ * "user.ketw-sample"; the driver loads; a session that names the driver
+ * (by name or GUID) gets the driver's events only, flagged as a kernel
+ * provider's, and the user's only reach a session that names them.
+ */
+TEST_F(unpriv, user_cannot_squat_a_driver)
+{
+	int to_child[2], from_child[2], pipes[2], fd, status, n = 0, user = 0;
+	struct ketw_session_attr a;
+	const struct ketw_event_header *h;
+	struct drained d = { 0 };
+	size_t off = 0;
+	uint32_t uid = 0;
+	pid_t pid;
+	char c;
+	int bad = 0;
+
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	ASSERT_EQ(0, system("rmmod ketw_sample"));
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_child[1]);
+		close(from_child[0]);
+		pipes[0] = to_child[0];
+		pipes[1] = from_child[1];
+		_exit(become(UID, GID) ? 100 : squat(pipes));
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ(1, read(from_child[0], &c, 1)) TH_LOG("the user could not register");
+	/* The driver loads all the same. */
+	EXPECT_EQ(0, system("insmod /ketw/ketw_sample.ko"));
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, provider_flags(fd, KETW_SAMPLE_NAME, &uid));
+	EXPECT_EQ(KETW_PROVIDER_USER,
+		  provider_flags(fd, KETW_USER_PREFIX KETW_SAMPLE_NAME, &uid));
+	EXPECT_EQ(UID, uid);
+	/* By GUID, as a consumer that knows the driver would. */
+	ketw_attr_init(&a, SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	ASSERT_EQ(0, ketw_enable(fd, SESSION, NULL, sample_guid_bytes, 0, 0, 0,
+				 NULL, 0, 0));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_START, SESSION));
+	ASSERT_EQ(0, sample_emit(5));
+	c = 1;
+	EXPECT_EQ(1, write(to_child[1], &c, 1));	/* the user logs now */
+	EXPECT_EQ(1, write(to_child[1], &c, 1));
+	close(to_child[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child step %d", WEXITSTATUS(status));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(fd, &d));
+	while ((h = next_record(&d, &off, &bad))) {
+		n += is_sample(h) && !(h->flags & KETW_RECORD_USER);
+		user += !!(h->flags & KETW_RECORD_USER);
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(5, n);
+	EXPECT_EQ(0, user);
+	free(d.buf);
+	close(fd);
+	close(from_child[0]);
+	(void)pipes;
 }
 
 /* Anything that looks like a kernel address (not a small number). */

@@ -64,12 +64,16 @@ static void list_text(const struct list_provider *p, unsigned int nr,
 		return;
 	printf("  %-36s  %-31s %6s %8s  %s\n", "GUID", "NAME", "EVENTS",
 	       "SESSIONS", "FLAGS");
-	for (i = 0; i < nr; i++)
-		printf("  %s  %-31.*s %6u %8u  %s\n",
+	for (i = 0; i < nr; i++) {
+		printf("  %s  %-31.*s %6u %8u  ",
 		       ketw_guid_format(p[i].info.provider_guid, g),
 		       KETW_NAME_MAX, p[i].info.name, p[i].info.nr_events,
-		       p[i].info.nr_sessions,
-		       p[i].info.flags & KETW_PROVIDER_USER ? "USER" : "-");
+		       p[i].info.nr_sessions);
+		if (p[i].info.flags & KETW_PROVIDER_USER)
+			printf("USER uid=%u\n", p[i].info.uid);
+		else
+			printf("-\n");
+	}
 	for (i = 0; i < nr; i++) {
 		printf("\n%.*s (%s): ", KETW_NAME_MAX, p[i].info.name,
 		       ketw_guid_format(p[i].info.provider_guid, g));
@@ -120,11 +124,13 @@ static void list_json(const struct list_provider *p, unsigned int nr)
 		printf("%s\n    {\"guid\": \"%s\", \"name\": ", i ? "," : "",
 		       ketw_guid_format(p[i].info.provider_guid, g));
 		ketw_json_string(p[i].info.name, KETW_NAME_MAX);
-		printf(", \"nr_events\": %u, \"flags\": [%s], \"user\": %s, \"sessions\": %u, \"events\": [",
+		printf(", \"nr_events\": %u, \"flags\": [%s], \"user\": %s, ",
 		       p[i].info.nr_events,
 		       p[i].info.flags & KETW_PROVIDER_USER ? "\"USER\"" : "",
-		       p[i].info.flags & KETW_PROVIDER_USER ? "true" : "false",
-		       p[i].info.nr_sessions);
+		       p[i].info.flags & KETW_PROVIDER_USER ? "true" : "false");
+		if (p[i].info.flags & KETW_PROVIDER_USER)
+			printf("\"uid\": %u, ", p[i].info.uid);
+		printf("\"sessions\": %u, \"events\": [", p[i].info.nr_sessions);
 		for (k = 0; k < p[i].nr_events; k++) {
 			const struct ketw_event_info *ev = &p[i].events[k];
 

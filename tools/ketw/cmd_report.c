@@ -106,8 +106,7 @@ static bool report_keep(const struct ketw_record *rec,
 	if (o->level && h->level > o->level)
 		return false;
 	if (o->nr_providers) {
-		const char *name = ketw_registry_provider_name(reg,
-							h->provider_guid);
+		const char *name = ketw_registry_record_provider(reg, h);
 
 		for (i = 0; i < o->nr_providers; i++)
 			if (ketw_provider_ref_names(&o->providers[i],
@@ -244,7 +243,7 @@ static void json_record(const struct ketw_record *rec,
 	if (!sys)
 		ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
 					 h->version);
-	pname = ketw_registry_provider_name(reg, h->provider_guid);
+	pname = ketw_registry_record_provider(reg, h);
 	if (!pname && sys && ketw_guid_is_zero(h->provider_guid))
 		pname = KETW_SYSTEM_PROVIDER_NAME;
 	printf("{\"cpu\":%u,\"ts\":\"%llu.%09llu\",\"timestamp\":%llu,\"pid\":%u,\"tid\":%u,\"seq\":%llu,\"guid\":\"%s\"",

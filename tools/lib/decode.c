@@ -67,16 +67,29 @@ static int ketw_grow(void **arr, unsigned int nr, unsigned int *cap,
 	return 0;
 }
 
-/* The first provider not below @guid. */
+/*
+ * Providers are keyed by GUID and namespace: a user provider may carry a
+ * GUID a kernel provider registers later (uapi: KETW_USER_PREFIX).
+ */
+static int ketw_prov_cmp(const struct ketw_sys_provider *p,
+			 const uint8_t *guid, bool user)
+{
+	int c = memcmp(p->provider_guid, guid, KETW_GUID_SIZE);
+
+	if (c)
+		return c;
+	return (int)!!(p->flags & KETW_PROVIDER_USER) - (int)user;
+}
+
+/* The first provider not below (@guid, @user). */
 static unsigned int ketw_prov_pos(const struct ketw_registry *reg,
-				  const uint8_t *guid)
+				  const uint8_t *guid, bool user)
 {
 	unsigned int lo = 0, hi = reg->nr_provs, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (memcmp(reg->provs[mid].provider_guid, guid,
-			   KETW_GUID_SIZE) < 0)
+		if (ketw_prov_cmp(&reg->provs[mid], guid, user) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -87,12 +100,12 @@ static unsigned int ketw_prov_pos(const struct ketw_registry *reg,
 int ketw_registry_add_provider(struct ketw_registry *reg,
 			       const struct ketw_sys_provider *p)
 {
-	unsigned int i = ketw_prov_pos(reg, p->provider_guid);
+	bool user = p->flags & KETW_PROVIDER_USER;
+	unsigned int i = ketw_prov_pos(reg, p->provider_guid, user);
 	struct ketw_sys_provider *dst;
 
 	if (i == reg->nr_provs ||
-	    memcmp(reg->provs[i].provider_guid, p->provider_guid,
-		   KETW_GUID_SIZE)) {
+	    ketw_prov_cmp(&reg->provs[i], p->provider_guid, user)) {
 		if (ketw_grow((void **)&reg->provs, reg->nr_provs,
 			      &reg->cap_provs, sizeof(*reg->provs)))
 			return -ENOMEM;
@@ -203,19 +216,33 @@ int ketw_registry_add_record(struct ketw_registry *reg,
 	}
 }
 
-const char *ketw_registry_provider_name(const struct ketw_registry *reg,
-					const uint8_t guid[KETW_GUID_SIZE])
+static const char *ketw_registry_name_in(const struct ketw_registry *reg,
+					 const uint8_t *guid, bool user)
 {
 	unsigned int i;
 
 	if (!reg)
 		return NULL;
-	i = ketw_prov_pos(reg, guid);
-	if (i == reg->nr_provs ||
-	    memcmp(reg->provs[i].provider_guid, guid, KETW_GUID_SIZE) ||
+	i = ketw_prov_pos(reg, guid, user);
+	if (i == reg->nr_provs || ketw_prov_cmp(&reg->provs[i], guid, user) ||
 	    !reg->provs[i].name[0])
 		return NULL;
 	return reg->provs[i].name;
+}
+
+const char *ketw_registry_provider_name(const struct ketw_registry *reg,
+					const uint8_t guid[KETW_GUID_SIZE])
+{
+	const char *name = ketw_registry_name_in(reg, guid, false);
+
+	return name ? name : ketw_registry_name_in(reg, guid, true);
+}
+
+const char *ketw_registry_record_provider(const struct ketw_registry *reg,
+					  const struct ketw_event_header *h)
+{
+	return ketw_registry_name_in(reg, h->provider_guid,
+				     h->flags & KETW_RECORD_USER);
 }
 
 const struct ketw_event_info *
@@ -499,7 +526,7 @@ int ketw_record_format_named(const struct ketw_record *rec,
 	if (!(h->flags & KETW_RECORD_SYSTEM))
 		ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
 					 h->version);
-	pname = ketw_registry_provider_name(reg, h->provider_guid);
+	pname = ketw_registry_record_provider(reg, h);
 	if (!pname && (h->flags & KETW_RECORD_SYSTEM) &&
 	    ketw_guid_is_zero(h->provider_guid))
 		pname = KETW_SYSTEM_PROVIDER_NAME;

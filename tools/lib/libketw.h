@@ -505,9 +505,19 @@ int ketw_registry_add_record(struct ketw_registry *reg,
 			     const struct ketw_record *rec);
 unsigned int ketw_registry_nr_providers(const struct ketw_registry *reg);
 unsigned int ketw_registry_nr_events(const struct ketw_registry *reg);
-/* The provider's name, NULL if unknown (@reg may be NULL). */
+/*
+ * The name of the provider with @guid, the kernel's before a user one's;
+ * NULL if unknown (@reg may be NULL).
+ */
 const char *ketw_registry_provider_name(const struct ketw_registry *reg,
 					const uint8_t guid[KETW_GUID_SIZE]);
+/*
+ * The name of the provider that logged record @h: a user provider's if
+ * the record is flagged KETW_RECORD_USER (the two namespaces may share a
+ * GUID), else the kernel's; NULL if the registry has neither.
+ */
+const char *ketw_registry_record_provider(const struct ketw_registry *reg,
+					  const struct ketw_event_header *h);
 /* The descriptor of exactly this GUID, id and version, or NULL. */
 const struct ketw_event_info *
 ketw_registry_event(const struct ketw_registry *reg,

@@ -936,7 +936,7 @@ TEST(cli_list)
 	CHECK_CONTAINS(o, "2 providers registered\n"
 			  "  GUID                                  NAME                            EVENTS SESSIONS  FLAGS\n"
 			  "  6b657477-7361-6d70-6c65-000000000001  ketw-sample                          2        0  -\n"
-			  "  6b657477-7573-6572-0000-000000000002  fake-user                            0        0  USER\n");
+			  "  6b657477-7573-6572-0000-000000000002  user.fake                            0        0  USER uid=1000\n");
 	CHECK_CONTAINS(o, "\nketw-sample (6b657477-7361-6d70-6c65-000000000001): 2 events\n"
 			  "      ID  NAME                     TYPE       LEVEL    KEYWORD            VERSION\n"
 			  "       1  tick                     10         INFO     0x1                      2\n"
@@ -946,7 +946,7 @@ TEST(cli_list)
 			  "          field tail                     binary  offset 16    size 0 (to the payload's end)\n"
 			  "       2  warn                     INFO       WARNING  0x2                      1\n");
 	CHECK_CONTAINS(o, "          field text                     string  offset 8     size 16\n");
-	CHECK_CONTAINS(o, "\nfake-user (6b657477-7573-6572-0000-000000000002): no event descriptors (a user-space provider: its payloads stay in hex)\n");
+	CHECK_CONTAINS(o, "\nuser.fake (6b657477-7573-6572-0000-000000000002): no event descriptors (a user-space provider: its payloads stay in hex)\n");
 	free(o);
 	free(e);
 
@@ -957,7 +957,7 @@ TEST(cli_list)
 				"6B657477-7361-6D70-6C65-000000000001"), &o, &e), 0);
 	CHECK(!strstr(o, "registered"));
 	CHECK_CONTAINS(o, "  6b657477-7361-6d70-6c65-000000000001  ketw-sample                          2        1  -\n");
-	CHECK(!strstr(o, "fake-user"));
+	CHECK(!strstr(o, "user.fake"));
 	free(o);
 	free(e);
 	run_expect(fake_env, ARGS("reset", "-s", "l1"), 0, NULL);
@@ -975,7 +975,7 @@ TEST(cli_list)
 	free(o);
 	free(e);
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("list", "--json"), &o, &e), 0);
-	CHECK_CONTAINS(o, "\"name\": \"fake-user\", \"nr_events\": 0, \"flags\": [\"USER\"], \"user\": true, \"sessions\": 0, \"events\": []}\n  ]\n}\n");
+	CHECK_CONTAINS(o, "\"name\": \"user.fake\", \"nr_events\": 0, \"flags\": [\"USER\"], \"user\": true, \"uid\": 1000, \"sessions\": 0, \"events\": []}\n  ]\n}\n");
 	free(o);
 	free(e);
 
@@ -1123,7 +1123,7 @@ TEST(cli_two_sessions_filters)
 	CHECK_CONTAINS(o, "  cpu=0 ts=1.000000001 seq=1 PROVIDER ketw-sample 6b657477-7361-6d70-6c65-000000000001 events=2\n"
 			  "  cpu=0 ts=1.000000002 seq=2 EVENT_DESC ketw-sample id=1 tick ver=2 fields=4\n"
 			  "  cpu=0 ts=1.000000003 seq=3 EVENT_DESC ketw-sample id=2 warn ver=1 fields=3\n"
-			  "  cpu=0 ts=1.000000004 seq=4 PROVIDER fake-user 6b657477-7573-6572-0000-000000000002 events=0 USER\n"
+			  "  cpu=0 ts=1.000000004 seq=4 PROVIDER user.fake 6b657477-7573-6572-0000-000000000002 events=0 USER\n"
 			  "  cpu=0 ts=1.000000005 seq=5 TASK pid=1 tid=1 comm=init\n");
 	free(o);
 	run_expect(fake_env, ARGS("reset", "-s", "rd"), 0, NULL);
@@ -1144,8 +1144,8 @@ TEST(cli_start_provider_errors)
 				  "-p", "6b657477-7361-6d70-6c65-000000000001"),
 		   2, "-p: 'ketw-sample:3' and '6b657477-7361-6d70-6c65-000000000001' name the same provider (ketw-sample 6b657477-7361-6d70-6c65-000000000001)");
 	run_expect(fake_env, ARGS("start", "-s", "d", "-p", "ketw-sample",
-				  "-x", "fake-user:1"), 2,
-		   "-x: provider 'fake-user' is not enabled with -p (its filter comes with it: add -p fake-user)");
+				  "-x", "user.fake:1"), 2,
+		   "-x: provider 'user.fake' is not enabled with -p (its filter comes with it: add -p user.fake)");
 	run_expect(fake_env, ARGS("start", "-s", "d", "-p", "ketw-sample",
 				  "-x", "ketw-sample:tock"), 2,
 		   "-x: 'tock' is not an event id, nor the name of an event of ketw-sample");
@@ -1177,7 +1177,7 @@ TEST(cli_enable_disable_rundown)
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "en"), &o, &e), 0);
 	CHECK_CONTAINS(o, "providers: the filter applied to each registered one now\n"
 			  "  ketw-sample                     level all, match_any 0x0, match_all 0x0\n"
-			  "  fake-user                       level all, match_any 0x0, match_all 0x0\n");
+			  "  user.fake                       level all, match_any 0x0, match_all 0x0\n");
 	free(o);
 	free(e);
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("enable", "-s", "en", "-p",
@@ -1191,7 +1191,7 @@ TEST(cli_enable_disable_rundown)
 	free(e);
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "en"), &o, &e), 0);
 	CHECK_CONTAINS(o, "  ketw-sample                     level WARNING, match_any 0x6, match_all 0x2, ids filtered out 5-6\n"
-			  "  fake-user                       not taken\n");
+			  "  user.fake                       not taken\n");
 	free(o);
 	free(e);
 	/* By GUID; disabled by name (the kernel keeps the GUID). */
@@ -1199,13 +1199,13 @@ TEST(cli_enable_disable_rundown)
 				  "6b657477-7573-6572-0000-000000000002:2"),
 		   0, NULL);
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("disable", "-s", "en", "-p",
-					       "fake-user"), &o, &e), 0);
+					       "user.fake"), &o, &e), 0);
 	CHECK_STR(o, "session en (running): disabled 1 provider (the kernel logged a FILTER event for each change)\n"
-		     "  provider fake-user: disabled\n");
+		     "  provider user.fake: disabled\n");
 	free(o);
 	free(e);
-	run_expect(fake_env, ARGS("disable", "-s", "en", "-p", "fake-user"), 1,
-		   "session 'en' does not enable provider 'fake-user' (nothing to disable)");
+	run_expect(fake_env, ARGS("disable", "-s", "en", "-p", "user.fake"), 1,
+		   "session 'en' does not enable provider 'user.fake' (nothing to disable)");
 	run_expect(fake_env, ARGS("rundown", "-s", "en"), 0, NULL);
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("disable", "-s", "en", "-p",
 					       "ketw-sample"), &o, &e), 0);
@@ -1229,8 +1229,8 @@ TEST(cli_enable_disable_rundown)
 	free(e);
 	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "-N", f), &o, &e), 0);
 	CHECK_CONTAINS(o, "    FILTER: provider ketw-sample: level=0 match_any=0x0 match_all=0x0 filtered=0 -> level=3 match_any=0x6 match_all=0x2 filtered=2\n");
-	CHECK_CONTAINS(o, "    FILTER: provider fake-user: level=0 match_any=0x0 match_all=0x0 filtered=0 -> off\n");
-	CHECK_CONTAINS(o, "    FILTER: provider fake-user: off -> level=2 match_any=0x0 match_all=0x0 filtered=0\n");
+	CHECK_CONTAINS(o, "    FILTER: provider user.fake: level=0 match_any=0x0 match_all=0x0 filtered=0 -> off\n");
+	CHECK_CONTAINS(o, "    FILTER: provider user.fake: off -> level=2 match_any=0x0 match_all=0x0 filtered=0\n");
 	CHECK_CONTAINS(o, "    FILTER: provider ketw-sample: level=3 match_any=0x6 match_all=0x2 filtered=2 -> off\n");
 	CHECK_EQ(count_of(o, " FILTER: "), 5);
 	CHECK_EQ(count_of(o, " PROVIDER ketw-sample "), 1);

@@ -133,6 +133,24 @@ TEST(registry_lookup)
 		 KETW_NAME_MAX - 1);
 	CHECK(ketw_registry_provider_name(reg,
 			(const uint8_t[KETW_GUID_SIZE]){ 0x6b }) == NULL);
+	/* A user provider with the kernel one's GUID: its own entry. */
+	{
+		struct ketw_event_header h = { .flags = KETW_RECORD_USER };
+
+		memcpy(p.provider_guid, test_guid, KETW_GUID_SIZE);
+		strcpy(p.name, KETW_USER_PREFIX "ketw-sample");
+		p.flags = KETW_PROVIDER_USER;
+		CHECK_EQ(ketw_registry_add_provider(reg, &p), 0);
+		p.flags = 0;
+		CHECK_EQ(ketw_registry_nr_providers(reg), 3);
+		memcpy(h.provider_guid, test_guid, KETW_GUID_SIZE);
+		CHECK_STR(ketw_registry_record_provider(reg, &h),
+			  "user.ketw-sample");
+		h.flags = 0;
+		CHECK_STR(ketw_registry_record_provider(reg, &h), "ketw-sample");
+		CHECK_STR(ketw_registry_provider_name(reg, test_guid),
+			  "ketw-sample");
+	}
 
 	/* Events of several ids and versions, added out of order. */
 	for (i = 0; i < 20; i++) {

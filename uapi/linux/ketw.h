@@ -257,6 +257,16 @@ struct ketw_event_info {
 /* Provider flags. */
 #define KETW_PROVIDER_USER	_BITUL(0)	/* registered from user space */
 
+/*
+ * User providers live in their own namespace: the name a process
+ * registers is listed, enabled and recorded with this prefix, which no
+ * kernel provider's name may start with. A user provider may carry a
+ * kernel provider's GUID only while that provider is not registered, and
+ * is then never taken for it: a GUID in a request names a kernel provider,
+ * unless the request says KETW_ENABLE_USER.
+ */
+#define KETW_USER_PREFIX	"user."
+
 /**
  * struct ketw_provider_info - a registered provider, as listed
  * @provider_guid: the GUID.
@@ -264,7 +274,8 @@ struct ketw_event_info {
  * @nr_events:     descriptors it declared.
  * @flags:         KETW_PROVIDER_*.
  * @nr_sessions:   running sessions that enable it now.
- * @reserved:      0.
+ * @uid:           KETW_PROVIDER_USER: the user id that registered it (in
+ *                 the initial user namespace); 0 otherwise.
  */
 struct ketw_provider_info {
 	__u8  provider_guid[KETW_GUID_SIZE];
@@ -272,7 +283,7 @@ struct ketw_provider_info {
 	__u32 nr_events;
 	__u32 flags;
 	__u32 nr_sessions;
-	__u32 reserved;
+	__u32 uid;
 };
 
 /**
@@ -300,6 +311,7 @@ struct ketw_list {
 
 /* Flags of struct ketw_enable. */
 #define KETW_ENABLE_DISABLE	_BITUL(0)	/* remove the provider from the session */
+#define KETW_ENABLE_USER	_BITUL(1)	/* @guid names a user provider */
 
 /**
  * struct ketw_enable - enable (or disable) a provider in a session

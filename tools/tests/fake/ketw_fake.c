@@ -21,8 +21,9 @@
  * session that lost events is stopped by the full policy right away.
  *
  * The registry: ketw-sample (6b657477-7361-6d70-6c65-000000000001, the
- * module's two events "tick" and "warn" with their layouts), fake-user
- * (a user-space provider without descriptors), and fake-0, fake-1, ...
+ * module's two events "tick" and "warn" with their layouts), user.fake
+ * (a user-space provider of uid 1000 without descriptors), and fake-0,
+ * fake-1, ...
  * (one event each). ENABLE, GET_FILTER, PROVIDERS, EVENTS and RUNDOWN
  * answer as the module does; ENABLE on a running session logs FILTER.
  *
@@ -164,7 +165,7 @@ static struct fake_session *fake_find(struct fake_session *s, const char *name)
 
 /* ---- the registry ------------------------------------------------------ */
 
-#define FAKE_BASE_PROVIDERS	2	/* ketw-sample, fake-user */
+#define FAKE_BASE_PROVIDERS	2	/* ketw-sample, user.fake */
 
 static const uint8_t fake_sample_guid[KETW_GUID_SIZE] = {
 	0x6b, 0x65, 0x74, 0x77, 0x73, 0x61, 0x6d, 0x70,
@@ -198,8 +199,9 @@ static void fake_provider(unsigned int p, struct ketw_provider_info *pi)
 	} else if (p == 1) {
 		memcpy(pi->provider_guid, "ketwuser\0\0\0\0\0\0\0\2",
 		       KETW_GUID_SIZE);
-		strcpy(pi->name, "fake-user");
+		strcpy(pi->name, KETW_USER_PREFIX "fake");
 		pi->flags = KETW_PROVIDER_USER;
+		pi->uid = 1000;
 	} else {
 		memcpy(pi->provider_guid, "fakeprov", 8);
 		pi->provider_guid[14] = (p >> 8) & 0xff;
