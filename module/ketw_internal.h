@@ -185,6 +185,9 @@ int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags);
 
+/* boot.c */
+int ketw_boot_sessions_start(void);
+
 /* memory.c */
 u64 ketw_mem_need(u32 size);
 u64 ketw_mem_cap(void);

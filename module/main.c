@@ -31,6 +31,8 @@ static int __init ketw_init(void)
 	if (err)
 		goto out_dev;
 	pr_info("ketw: ready, /dev/ketw and ketwfs (mount -t ketwfs none /sys/kernel/ketw)\n");
+	/* Before any provider that depends on ketw runs its init. */
+	ketw_boot_sessions_start();
 	return 0;
 
 out_dev:

@@ -176,9 +176,22 @@ MODULE_PARM_DESC(stored, "session copies stored since load");
 module_param_cb(probe_hits, &sample_counter_ops, &sample_probe_hits, 0444);
 MODULE_PARM_DESC(probe_hits, "calls of the \"recurse\" probe since load");
 
+static unsigned int sample_init_events;
+module_param_named(init_events, sample_init_events, uint, 0444);
+MODULE_PARM_DESC(init_events, "tick events to log from the module's init, once registered (a driver's probe, for sessions at load)");
+
 static int __init sample_init(void)
 {
-	return ketw_provider_register(&sample_provider);
+	unsigned int i;
+	int err;
+
+	err = ketw_provider_register(&sample_provider);
+	if (err)
+		return err;
+	for (i = 0; i < min_t(unsigned int, sample_init_events,
+			      KETW_SAMPLE_MAX_EMIT); i++)
+		sample_emit_one(i);
+	return 0;
 }
 
 static void __exit sample_exit(void)
