@@ -12,7 +12,8 @@
 # configured as tinyconfig + scripts/kconfig/guest.config + <flavour>.config.
 # It is cached outside the clone, in $KETW_CACHE (default ~/.cache/ketw),
 # under a key made of the source package's version, the fragments and the
-# compiler, and built only when that key has no finished build yet. Every
+# compiler, and built only when that key has no finished build yet (a new
+# build removes the flavour's older ones: 1-2 GB each). Every
 # option of the fragments is checked after olddefconfig: one that Kconfig
 # dropped (a missing dependency) stops the build with its name.
 #
@@ -80,4 +81,8 @@ echo "debug-kernel: building $flavour with $jobs jobs (about 6 min on 2 cores)" 
 make -s -C "$src" O="$out" -j"$jobs" bzImage modules >&2
 touch "$out/.ketw-done"
 echo "debug-kernel: $flavour built in $(($(date +%s) - start)) s" >&2
+# Builds of older configurations of this flavour are of no use any more.
+for old in "$cache"/kernel-"$flavour"-*; do
+	[ "$old" = "$out" ] || rm -rf "$old" "$cache/.lock-${old##*/kernel-}"
+done
 echo "$out"

@@ -105,10 +105,15 @@ if [ -n "$taint" ] && [ $((taint & ~TAINT_OK)) -ne 0 ]; then
 fi
 # Kernel lines: the dmesg dump, and whatever printk put on the console
 # (all a guest that panicked leaves).
+# Every line of the dump is the kernel's (a kernel without PRINTK_TIME
+# prints no timestamps); on the console, only timestamped lines are.
 klog=$VM_DIR/dmesg.txt
-[ $done = 1 ] || klog=$con
-kbad=$(grep -E '^\[ *[0-9]+\.[0-9]+\] ' "$klog" | grep -E "$DMESG_BAD" |
-	grep -Ev "$DMESG_ALLOW" || true)
+klines=(cat "$klog")
+if [ $done = 0 ]; then
+	klog=$con
+	klines=(grep -E '^\[ *[0-9]+\.[0-9]+\] ' "$klog")
+fi
+kbad=$("${klines[@]}" | grep -E "$DMESG_BAD" | grep -Ev "$DMESG_ALLOW" || true)
 [ -z "$kbad" ] || fail "kernel log shows a problem: $(head -n1 <<<"$kbad")"
 
 # TAP: count the harness's "ok N" / "not ok N" lines inside each
