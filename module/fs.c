@@ -1371,6 +1371,7 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 {
 	struct ketwfs_inode *ki = ketwfs_i(file_inode(file));
 	char *buf, *val;
+	size_t len;
 	int err;
 
 	if (!count)
@@ -1380,6 +1381,15 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
+	/*
+	 * A NUL ends the command only if nothing but NULs follows (a C
+	 * string written with its terminator): "1\0junk" is not "1".
+	 */
+	len = strlen(buf);
+	if (memchr_inv(buf + len, 0, count - len)) {
+		err = -EINVAL;
+		goto out;
+	}
 	val = strim(buf);
 	if (strchr(val, '\n')) {
 		err = -EINVAL;		/* more than one line */

@@ -484,6 +484,40 @@ TEST_F(kfs, control_file_validation)
 	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
 }
 
+/* A NUL ends a command only at its end: "1\0junk" is not "1". */
+TEST_F(kfs, control_write_nul)
+{
+	char *b = self->buf, p[256];
+	int fd;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	fd = open(spath(p, SESSION, "enable"), O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, "1\0junk", 6));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, write(fd, "1\0\n", 3));
+	EXPECT_EQ(EINVAL, errno);
+	sget(SESSION, "enable", b, BIG);
+	EXPECT_STREQ("0\n", b);
+	/* A C string with its terminator, or a few. */
+	EXPECT_EQ(2, write(fd, "1", 2));
+	sget(SESSION, "enable", b, BIG);
+	EXPECT_STREQ("1\n", b);
+	EXPECT_EQ(3, write(fd, "0\0", 3));
+	sget(SESSION, "enable", b, BIG);
+	EXPECT_STREQ("0\n", b);
+	close(fd);
+
+	fd = open(spath(p, SESSION, "policy"), O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, "flush\0loop", 10));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	sget(SESSION, "policy", b, BIG);
+	EXPECT_STREQ("loop\n", b);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
 struct pipe_reader {
 	int fd;
 	char buf[4096];
