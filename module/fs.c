@@ -9,9 +9,10 @@
  * sessions made through /dev/ketw show up here and those made here
  * (mkdir) are the very objects the ioctls act on. Dentries are dropped
  * as soon as they are unused and revalidated on each lookup: a session
- * or a provider may have gone meanwhile. Files name their session and
- * look it up on each operation; only trace_pipe and trace_pipe_raw hold
- * it while open, as an attached reader, like a /dev/ketw file.
+ * or a provider may have gone meanwhile. Files name their session, and
+ * which one of that name it was (struct ketwfs_sid), and look it up on
+ * each operation; only trace_pipe and trace_pipe_raw hold it while open,
+ * as an attached reader, like a /dev/ketw file.
  *
  * Lock order: a directory's i_rwsem, then ketw_mutex; a pipe file's
  * lock, then the session's read_mutex. Nothing here copies to or from
@@ -77,20 +78,37 @@ enum ketwfs_kind {
 };
 
 /**
+ * struct ketwfs_sid - which session of a name an inode stands for
+ * @s:    the session when the inode was made; compared, never followed.
+ * @time: its creation_time, should another session get its address.
+ *
+ * A name outlives its session: once "demo" is destroyed and made again,
+ * a file opened (or a directory held) before must not act on the new
+ * "demo". The pair tells them apart without holding the session.
+ */
+struct ketwfs_sid {
+	const struct ketw_session *s;
+	u64 time;
+};
+
+/**
  * struct ketwfs_inode - an inode and what it stands for
  * @kind:     KFS_*.
  * @cpu:      per_cpu/cpuN and below: N.
+ * @sid:      sessions/NAME and below: which session named NAME.
  * @session:  sessions/NAME and below: NAME.
  * @provider: providers/NAME and below: NAME.
  * @event:    providers/NAME/events/EVENT and below: EVENT.
  * @vfs:      the inode.
  *
  * Children copy their parent's names: a file finds its session, provider
- * or event by name each time it is used.
+ * or event by name each time it is used (and its session only if it is
+ * still the one of @sid).
  */
 struct ketwfs_inode {
 	u8 kind;
 	int cpu;
+	struct ketwfs_sid sid;
 	char session[KETW_NAME_MAX];
 	char provider[KETW_NAME_MAX];
 	char event[KETW_NAME_MAX];
@@ -239,6 +257,54 @@ ketwfs_find_event(const struct ketw_provider *prov, const char *dname)
 	return NULL;
 }
 
+static void ketwfs_sid_set(struct ketwfs_inode *ki, const struct ketw_session *s)
+{
+	ki->sid.s = s;
+	ki->sid.time = s->attr.creation_time;
+}
+
+/*
+ * The session @ki stands for, or NULL if it is gone (another of its
+ * name does not count). Context: ketw_mutex held.
+ */
+static struct ketw_session *__ketwfs_session_find(const struct ketwfs_inode *ki)
+{
+	struct ketw_session *s = __ketw_session_find(ki->session);
+
+	if (s && (s != ki->sid.s || s->attr.creation_time != ki->sid.time))
+		return NULL;
+	return s;
+}
+
+/* The session @ki stands for, with a reference, or NULL. */
+static struct ketw_session *ketwfs_session_get(const struct ketwfs_inode *ki)
+{
+	struct ketw_session *s;
+
+	mutex_lock(&ketw_mutex);
+	s = __ketwfs_session_find(ki);
+	if (s)
+		kref_get(&s->kref);
+	mutex_unlock(&ketw_mutex);
+	return s;
+}
+
+/*
+ * 0 if the session @ki stands for is there, else -ENODEV. Requests that
+ * name the session (ketw_session_enable()) check first: they look it up
+ * by name again, so a session made meanwhile under the name would still
+ * be the one they change.
+ */
+static int ketwfs_session_check(const struct ketwfs_inode *ki)
+{
+	bool ok;
+
+	mutex_lock(&ketw_mutex);
+	ok = __ketwfs_session_find(ki);
+	mutex_unlock(&ketw_mutex);
+	return ok ? 0 : -ENODEV;
+}
+
 /* ---- inodes and dentries ---- */
 
 static const struct inode_operations ketwfs_dir_iops;
@@ -268,6 +334,7 @@ static struct inode *ketwfs_new_inode(struct super_block *sb,
 	ki = ketwfs_i(inode);
 	if (parent) {
 		ki->cpu = parent->cpu;
+		ki->sid = parent->sid;
 		memcpy(ki->session, parent->session, KETW_NAME_MAX);
 		memcpy(ki->provider, parent->provider, KETW_NAME_MAX);
 		memcpy(ki->event, parent->event, KETW_NAME_MAX);
@@ -301,6 +368,8 @@ static struct dentry *ketwfs_lookup(struct inode *dir, struct dentry *dentry,
 	struct ketw_provider *prov;
 	struct inode *inode = NULL;
 	umode_t mode = S_IFDIR | 0500;
+	struct ketwfs_sid sid = {};
+	struct ketw_session *s;
 	bool found = false;
 	u8 kind = 0;
 
@@ -309,7 +378,12 @@ static struct dentry *ketwfs_lookup(struct inode *dir, struct dentry *dentry,
 	switch (pi->kind) {
 	case KFS_SESSIONS:
 		mutex_lock(&ketw_mutex);
-		found = __ketw_session_find(name);
+		s = __ketw_session_find(name);
+		if (s) {
+			sid.s = s;
+			sid.time = s->attr.creation_time;
+			found = true;
+		}
 		mutex_unlock(&ketw_mutex);
 		kind = KFS_SESSION;
 		mode = S_IFDIR | 0700;
@@ -363,6 +437,7 @@ static struct dentry *ketwfs_lookup(struct inode *dir, struct dentry *dentry,
 	switch (kind) {
 	case KFS_SESSION:
 		strscpy(ki->session, name, KETW_NAME_MAX);
+		ki->sid = sid;
 		break;
 	case KFS_PROVIDER:
 		strscpy(ki->provider, name, KETW_NAME_MAX);
@@ -379,7 +454,8 @@ static struct dentry *ketwfs_lookup(struct inode *dir, struct dentry *dentry,
 
 /*
  * A session, provider or event directory is valid while what it names
- * exists; a negative dentry is never trusted (the name may exist now).
+ * exists (for a session: the very one it was made for); a negative
+ * dentry is never trusted (the name may exist now).
  */
 static int ketwfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
@@ -398,7 +474,7 @@ static int ketwfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return -ECHILD;
 	mutex_lock(&ketw_mutex);
 	if (ki->kind == KFS_SESSION) {
-		ok = __ketw_session_find(ki->session);
+		ok = __ketwfs_session_find(ki);
 	} else {
 		prov = ketwfs_find_provider(ki->provider, NULL);
 		ok = prov && (ki->kind == KFS_PROVIDER ||
@@ -565,6 +641,7 @@ static int ketwfs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 		iput(inode);
 		return err;
 	}
+	ketwfs_sid_set(ketwfs_i(inode), s);
 	ketw_session_put(s);		/* the session list keeps it */
 	d_instantiate(dentry, inode);
 	return 0;
@@ -579,7 +656,8 @@ static int ketwfs_rmdir(struct inode *dir, struct dentry *dentry)
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	s = ketw_session_get(ketwfs_i(inode)->session);
+	/* Not another session that took the name since the lookup. */
+	s = ketwfs_session_get(ketwfs_i(inode));
 	if (!s)
 		return -ENOENT;
 	err = ketw_session_destroy(s, NULL);
@@ -761,7 +839,7 @@ static int ketwfs_open_check(void)
 
 static struct ketw_session *ketwfs_session(struct ketwfs_inode *ki)
 {
-	struct ketw_session *s = ketw_session_get(ki->session);
+	struct ketw_session *s = ketwfs_session_get(ki);
 
 	return s ? s : ERR_PTR(-ENODEV);
 }
@@ -1088,15 +1166,21 @@ static bool ketwfs_entry_is(const struct ketw_session_enable *se,
 	return !se->name[0] && !memcmp(se->guid, req->guid, KETW_GUID_SIZE);
 }
 
-/* The filter of the session's entry for @req's provider: 0 or -ENOENT. */
-static int ketwfs_get_entry(struct ketw_enable *req, struct ketw_filter *f)
+/*
+ * The filter of @ki's session's entry for @req's provider: 0; -ENOENT
+ * if there is none; -ENODEV if the session is gone.
+ */
+static int ketwfs_get_entry(struct ketwfs_inode *ki, struct ketw_enable *req,
+			    struct ketw_filter *f)
 {
 	struct ketw_session *s;
 	int err = -ENOENT;
 	unsigned int i;
 
 	mutex_lock(&ketw_mutex);
-	s = __ketw_session_find(req->session);
+	s = __ketwfs_session_find(ki);
+	if (!s)
+		err = -ENODEV;
 	for (i = 0; s && i < s->nr_enables; i++) {
 		if (ketwfs_entry_is(&s->enables[i], req)) {
 			*f = s->enables[i].filter;
@@ -1137,9 +1221,13 @@ static int ketwfs_write_providers(struct ketwfs_inode *ki, char *line)
 		if (ketwfs_token(&p, " \t"))
 			return -EINVAL;
 		req.flags = KETW_ENABLE_DISABLE;
-		return ketw_session_enable(&req);
+		err = ketwfs_session_check(ki);
+		return err ? err : ketw_session_enable(&req);
 	}
-	if (ketwfs_get_entry(&req, &req.filter))
+	err = ketwfs_get_entry(ki, &req, &req.filter);
+	if (err == -ENODEV)
+		return err;
+	if (err)
 		memset(&req.filter, 0, sizeof(req.filter));
 	req.filter.level = 0;
 	req.filter.match_any = 0;
@@ -1222,7 +1310,7 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 	} else {
 		/* Every provider the session enables, as it names them. */
 		mutex_lock(&ketw_mutex);
-		s = __ketw_session_find(ki->session);
+		s = __ketwfs_session_find(ki);
 		for (i = 0; s && i < s->nr_enables; i++) {
 			const struct ketw_session_enable *se = &s->enables[i];
 
@@ -1234,6 +1322,10 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 			nr++;
 		}
 		mutex_unlock(&ketw_mutex);
+		if (!s) {
+			err = -ENODEV;
+			goto out;
+		}
 	}
 	err = ketwfs_parse_ids(ids, &set);
 	if (err)
@@ -1243,7 +1335,7 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 	for (i = 0; !err && i < nr; i++) {
 		reqs[i].size = sizeof(reqs[i]);
 		strscpy(reqs[i].session, ki->session, KETW_NAME_MAX);
-		err = ketwfs_get_entry(&reqs[i], &reqs[i].filter);
+		err = ketwfs_get_entry(ki, &reqs[i], &reqs[i].filter);
 	}
 	for (i = 0; !err && i < nr; i++) {
 		reqs[i].filter.filtered = set;
@@ -1714,7 +1806,7 @@ struct ketwfs_pipe {
 /* A reader holds its session: rmdir and KETW_IOC_DESTROY fail (EBUSY). */
 static int ketwfs_attach(struct ketwfs_inode *ki, struct ketw_session **out)
 {
-	struct ketw_session *s = ketw_session_get(ki->session);
+	struct ketw_session *s = ketwfs_session_get(ki);
 	int err = 0;
 
 	if (!s)
@@ -2125,6 +2217,8 @@ static struct inode *ketwfs_alloc_inode(struct super_block *sb)
 		return NULL;
 	ki->kind = KFS_ROOT;
 	ki->cpu = -1;
+	ki->sid.s = NULL;
+	ki->sid.time = 0;
 	ki->session[0] = 0;
 	ki->provider[0] = 0;
 	ki->event[0] = 0;

@@ -717,6 +717,77 @@ TEST_F(kfs, fs_and_ioctl_share_sessions)
 	free(d.buf);
 }
 
+/*
+ * A file or directory opened before its session went stands for that
+ * session, not for another one made since under the same name.
+ */
+TEST_F(kfs, stale_files_after_recreate)
+{
+	struct ketw_session_attr a;
+	char *b = self->buf, p[256];
+	int fd, ctl, prov, dir, f;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ctl = open(spath(p, SESSION, "enable"), O_RDWR);
+	ASSERT_LE(0, ctl);
+	prov = open(spath(p, SESSION, "providers"), O_RDWR);
+	ASSERT_LE(0, prov);
+	dir = open(KFS "/sessions/" SESSION, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dir);
+
+	/* Destroyed and made again through /dev/ketw. */
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
+	ketw_attr_init(&a, SESSION);
+	a.buffer_kb = 16;
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	close(fd);		/* detach: rmdir may take it below */
+
+	EXPECT_EQ(-1, write(ctl, "1", 1));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, read(ctl, b, 16));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, write(prov, KETW_SAMPLE_NAME, strlen(KETW_SAMPLE_NAME)));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(-1, write(prov, "!" KETW_SAMPLE_NAME, strlen(KETW_SAMPLE_NAME) + 1));
+	EXPECT_EQ(ENODEV, errno);
+	/* The held directory still leads to the old session only. */
+	f = openat(dir, "trace_pipe", O_RDONLY | O_NONBLOCK);
+	EXPECT_EQ(-1, f);
+	EXPECT_EQ(ENODEV, errno);
+	f = openat(dir, "event_set", O_WRONLY);
+	ASSERT_LE(0, f);
+	EXPECT_EQ(-1, write(f, "1", 1));
+	EXPECT_EQ(ENODEV, errno);
+	close(f);
+	f = openat(dir, "buffer_size_kb", O_RDONLY);
+	ASSERT_LE(0, f);
+	EXPECT_EQ(-1, read(f, b, 16));
+	EXPECT_EQ(ENODEV, errno);
+	close(f);
+
+	/* The path finds the new one, untouched by the old files. */
+	sget(SESSION, "enable", b, BIG);
+	EXPECT_STREQ("0\n", b);
+	sget(SESSION, "buffer_size_kb", b, BIG);
+	EXPECT_STREQ("16\n", b);
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ("* level=0 match_any=0x0 match_all=0x0\n", b);
+
+	/* rmdir and mkdir: the same. */
+	ASSERT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	EXPECT_EQ(-1, write(ctl, "1", 1));
+	EXPECT_EQ(ENODEV, errno);
+	sget(SESSION, "enable", b, BIG);
+	EXPECT_STREQ("0\n", b);
+	close(ctl);
+	close(prov);
+	close(dir);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
 /* per_cpu/cpuN/trace_pipe_raw maps like /dev/ketw: meta page, then data. */
 TEST_F(kfs, trace_pipe_raw_mmap)
 {
