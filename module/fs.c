@@ -778,7 +778,8 @@ static const char *ketwfs_provider_name(struct ketwfs_names *c, const u8 *guid)
 
 static size_t ketwfs_line_max(u32 size)
 {
-	size_t len = size - KETW_EVENT_HEADER_SIZE;
+	size_t len = size > KETW_EVENT_HEADER_SIZE ?
+		     size - KETW_EVENT_HEADER_SIZE : 0;
 
 	return KETWFS_LINE_HEAD + 2 * len + len / 4 + 2;
 }
@@ -786,7 +787,8 @@ static size_t ketwfs_line_max(u32 size)
 /*
  * One line per record (Documentation/ketw-fs.rst): the header's fields,
  * then the payload in hex, four bytes to a group. @h is a whole record
- * (size at least the header) and @buf has ketwfs_line_max(h->size) bytes.
+ * (size at least the header: ketwfs_record_ok()) and @buf has
+ * ketwfs_line_max(h->size) bytes.
  */
 static size_t ketwfs_format(char *buf, size_t cap,
 			    const struct ketw_event_header *h,
@@ -827,6 +829,17 @@ static size_t ketwfs_format(char *buf, size_t cap,
 	}
 	*p++ = '\n';
 	return p - buf;
+}
+
+/*
+ * Is the record of @span bytes at @h one to show? The ring checks spans
+ * only; a reader scribbling on a meta page's consumed position can make
+ * a payload read as a header, with a size below the header's.
+ */
+static bool ketwfs_record_ok(const struct ketw_event_header *h, u32 span)
+{
+	return h->size >= KETW_EVENT_HEADER_SIZE &&
+	       KETW_RECORD_SPAN(h->size) == span;
 }
 
 /* ---- files that show text, and the control files ---- */
@@ -1564,7 +1577,7 @@ static int ketwfs_trace_head(struct ketwfs_trace *t)
 				c->off += span;
 				continue;
 			}
-			if (span < KETW_EVENT_HEADER_SIZE) {
+			if (!ketwfs_record_ok(h, span)) {
 				c->off = c->len;
 				break;
 			}
@@ -1952,11 +1965,13 @@ static int ketwfs_pipe_next(struct ketwfs_pipe *p)
 		if (!best)
 			goto out;
 		best->have = false;
-		/* Fails if a LOOP writer took it meanwhile: look again. */
+		/*
+		 * Fails if a LOOP writer took it meanwhile: look again. A
+		 * record that is not one is consumed and dropped.
+		 */
 		if (ketw_ring_consume_cpu(s->ring, best_cpu, best->pos,
 					  best->span) &&
-		    KETW_RECORD_SPAN(((struct ketw_event_header *)best->rec)->size) ==
-		    best->span)
+		    ketwfs_record_ok(best->rec, best->span))
 			break;
 	}
 	mutex_unlock(&s->read_mutex);

@@ -847,6 +847,83 @@ TEST_F(kfs, trace_pipe_raw_mmap)
 	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
 }
 
+/*
+ * A meta page's consumed position moved into a payload makes the payload
+ * read as a header; one whose size is below a header's must not reach
+ * the text of trace or trace_pipe (it asked for gigabytes, with a
+ * warning, and failed with ENOMEM).
+ */
+TEST_F(kfs, scribbled_consumed)
+{
+	static const uint8_t guid[KETW_GUID_SIZE] = { 0x6b, 0x66, 0x7a, 1 };
+	struct ketw_event_header fake = { .size = KETW_EVENT_HEADER_SIZE - 4 };
+	struct ketw_user_provider up = { .size = sizeof(up) };
+	struct ketw_user_event ev = { .size = sizeof(ev) };
+	struct ketw_meta_page *meta;
+	const unsigned char *data;
+	uint32_t c, e, pos = 0;
+	char *b = self->buf, p[256];
+	int ufd, fd, tp, found = 0;
+	ssize_t n;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "policy", "flush"));
+	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "16"));
+	ASSERT_EQ(0, sput(SESSION, "providers", "kfs-fake"));
+	ufd = open(KETW_USER_DEVICE, O_RDWR);
+	ASSERT_LE(0, ufd);
+	memcpy(up.guid, guid, sizeof(guid));
+	strcpy(up.name, "kfs-fake");
+	ASSERT_EQ(0, ioctl(ufd, KETW_IOC_USER_REGISTER, &up));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ev.id = 1;
+	ev.data = (uintptr_t)&fake;
+	ev.len = sizeof(fake);
+	ASSERT_EQ(1, ioctl(ufd, KETW_IOC_USER_WRITE, &ev));	/* on CPU 0 */
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	close(ufd);
+
+	/* Where the payload is. */
+	fd = open(spath(p, SESSION, "per_cpu/cpu0/trace_pipe_raw"), O_RDWR);
+	ASSERT_LE(0, fd);
+	meta = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, meta);
+	data = mmap(NULL, meta->data_size, PROT_READ, MAP_SHARED, fd, 4096);
+	ASSERT_NE(MAP_FAILED, data);
+	c = meta->consumed;
+	e = meta->commit;
+	while (c != e && !found) {
+		const struct ketw_event_header *h =
+			(const void *)(data + (c & (meta->data_size - 1)));
+
+		ASSERT_LE(KETW_RECORD_ALIGN, KETW_RECORD_SPAN(h->size));
+		found = !memcmp(h->provider_guid, guid, sizeof(guid));
+		pos = c;
+		c += KETW_RECORD_SPAN(h->size);
+	}
+	ASSERT_TRUE(found);
+	munmap((void *)data, meta->data_size);
+	meta->consumed = pos + KETW_EVENT_HEADER_SIZE;
+
+	/* trace copies from there, trace_pipe reads from there. */
+	n = sget(SESSION, "trace", b, BIG);
+	EXPECT_LT(0, n) TH_LOG("trace: %s", strerror(-n));
+	EXPECT_EQ(0, count_lines(b, " len=")) TH_LOG("trace: %s", b);
+	/* The fake record is dropped; STOP, after the payload, is next. */
+	tp = open(spath(p, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, tp);
+	n = read(tp, b, BIG);
+	ASSERT_LT(0, n) TH_LOG("trace_pipe: %s", strerror(errno));
+	b[n] = 0;
+	EXPECT_EQ(1, count_lines(b, "cpu=0 ")) TH_LOG("trace_pipe: %s", b);
+	EXPECT_EQ(1, count_lines(b, " sys=STOP "));
+	close(tp);
+	munmap(meta, 4096);
+	close(fd);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
 struct churn {
 	volatile int stop;
 	long ops[4];
