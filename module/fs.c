@@ -45,6 +45,9 @@
 #define KETWFS_MOUNT_POINT	"ketw"		/* under /sys/kernel */
 #define KETWFS_WRITE_MAX	8192		/* bytes a control write may hold */
 #define KETWFS_RECORD_MAX	KETW_RECORD_SPAN(U16_MAX)
+/* Memory as large as a session's buffers, which the user sizes. */
+#define KETWFS_GFP_BIG		(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | \
+				 __GFP_RETRY_MAYFAIL)
 
 /* What an inode is. */
 enum ketwfs_kind {
@@ -1708,7 +1711,8 @@ static int ketwfs_trace_snapshot(struct ketwfs_trace *t, struct ketw_session *s)
 	t->policy = a.policy;
 	t->cpus = kcalloc(nr_cpu_ids, sizeof(*t->cpus), GFP_KERNEL);
 	size = (size_t)a.buffer_kb * 1024;
-	bounce = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	/* Up to 256 MiB, as the user chose: fail quietly, not the OOM way. */
+	bounce = kvmalloc(size, KETWFS_GFP_BIG);
 	if (!t->cpus || !bounce) {
 		kvfree(bounce);
 		return -ENOMEM;
@@ -1724,7 +1728,7 @@ static int ketwfs_trace_snapshot(struct ketwfs_trace *t, struct ketw_session *s)
 		if (err || !copied)
 			continue;
 		/* Keep what is there, not a whole buffer per CPU. */
-		t->cpus[cpu].buf = kvmalloc(copied, GFP_KERNEL_ACCOUNT);
+		t->cpus[cpu].buf = kvmalloc(copied, KETWFS_GFP_BIG);
 		if (!t->cpus[cpu].buf) {
 			err = -ENOMEM;
 			break;
