@@ -1951,6 +1951,12 @@ static int ketwfs_pipe_next(struct ketwfs_pipe *p)
 	if (mutex_lock_interruptible(&s->read_mutex))
 		return -ERESTARTSYS;
 	for (;;) {
+		/* Writers (or a scribbled meta page) may keep us looking. */
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			goto out;
+		}
+		cond_resched();
 		best = NULL;
 		for_each_possible_cpu(cpu) {
 			hd = &p->heads[cpu];
