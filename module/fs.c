@@ -498,14 +498,9 @@ struct ketwfs_names_list {
 	char (*names)[KETW_NAME_MAX];
 };
 
-static int ketwfs_list_add(struct ketwfs_names_list *l, const char *name)
+/* Add @name, which is not in @l yet. */
+static int ketwfs_list_push(struct ketwfs_names_list *l, const char *name)
 {
-	unsigned int i;
-
-	/* No name twice: lookup would only ever find the first. */
-	for (i = 0; i < l->nr; i++)
-		if (!strcmp(l->names[i], name))
-			return 0;
 	if (l->nr == l->cap) {
 		unsigned int cap = l->cap ? 2 * l->cap : 16;
 		void *p = krealloc_array(l->names, cap, sizeof(*l->names),
@@ -520,11 +515,27 @@ static int ketwfs_list_add(struct ketwfs_names_list *l, const char *name)
 	return 0;
 }
 
+/* Add @name unless it is there: for event names, which may repeat. */
+static int ketwfs_list_add(struct ketwfs_names_list *l, const char *name)
+{
+	unsigned int i;
+
+	/* No name twice: lookup would only ever find the first. */
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->names[i], name))
+			return 0;
+	return ketwfs_list_push(l, name);
+}
+
+/*
+ * Provider names are unique in the registry, which user providers can
+ * make as long as there are files to own them: no quadratic check.
+ */
 static int ketwfs_list_provider_fn(struct ketw_provider *prov, void *arg)
 {
 	if (!ketwfs_name_ok(prov->name))
 		return 0;
-	return ketwfs_list_add(arg, prov->name);
+	return ketwfs_list_push(arg, prov->name);
 }
 
 static int ketwfs_list_dir(struct ketwfs_inode *pi, struct ketwfs_names_list *l)
@@ -538,8 +549,11 @@ static int ketwfs_list_dir(struct ketwfs_inode *pi, struct ketwfs_names_list *l)
 	mutex_lock(&ketw_mutex);
 	switch (pi->kind) {
 	case KFS_SESSIONS:
+		/* A session named "." or ".." has no directory. */
 		list_for_each_entry(s, &ketw_sessions, node) {
-			err = ketwfs_list_add(l, s->attr.name);
+			if (!ketwfs_name_ok(s->attr.name))
+				continue;
+			err = ketwfs_list_push(l, s->attr.name);
 			if (err)
 				break;
 		}
@@ -559,7 +573,10 @@ static int ketwfs_list_dir(struct ketwfs_inode *pi, struct ketwfs_names_list *l)
 	return err;
 }
 
-/* ctx->pos: 0 and 1 are "." and "..", then the children in order. */
+/*
+ * ctx->pos: 0 and 1 are "." and "..", then the children in order. It is
+ * a loff_t anyone can lseek() to: compare it as one.
+ */
 static int ketwfs_readdir(struct file *file, struct dir_context *ctx)
 {
 	struct inode *dir = file_inode(file);
@@ -574,12 +591,14 @@ static int ketwfs_readdir(struct file *file, struct dir_context *ctx)
 		return 0;
 	e = ketwfs_entries(pi->kind, &n);
 	if (e) {
-		for (i = ctx->pos - 2; i < n; i++, ctx->pos++)
+		for (; ctx->pos - 2 < n; ctx->pos++) {
+			i = ctx->pos - 2;
 			if (!dir_emit(ctx, e[i].name, strlen(e[i].name),
 				      ketwfs_ino(dir->i_ino, e[i].name,
 						 strlen(e[i].name)),
 				      S_ISDIR(e[i].mode) ? DT_DIR : DT_REG))
 				break;
+		}
 		return 0;
 	}
 	if (pi->kind == KFS_PER_CPU) {
@@ -596,7 +615,8 @@ static int ketwfs_readdir(struct file *file, struct dir_context *ctx)
 		return 0;
 	}
 	err = ketwfs_list_dir(pi, &l);
-	for (i = ctx->pos - 2; !err && i < l.nr; i++, ctx->pos++) {
+	for (; !err && ctx->pos - 2 < l.nr; ctx->pos++) {
+		i = ctx->pos - 2;
 		n = strlen(l.names[i]);
 		if (!dir_emit(ctx, l.names[i], n,
 			      ketwfs_ino(dir->i_ino, l.names[i], n), DT_DIR))

@@ -924,6 +924,65 @@ TEST_F(kfs, scribbled_consumed)
 	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
 }
 
+/* Entries of the directory @path from offset @pos, with getdents64. */
+static int dents_from(const char *path, off_t pos, const char *name)
+{
+	char buf[4096];
+	int fd, n, off, count = 0;
+	long got;
+
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -errno;
+	if (lseek(fd, pos, SEEK_SET) != pos) {
+		close(fd);
+		return -errno;
+	}
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < got; off += n) {
+			struct dirent64 *de = (void *)(buf + off);
+
+			n = de->d_reclen;
+			count += !name || !strcmp(de->d_name, name);
+		}
+	}
+	close(fd);
+	return count;
+}
+
+/*
+ * Directory offsets are 64-bit: one past 2^32 is not the start again.
+ * A session named "." or ".." (KETW_IOC_CREATE takes them) is not listed
+ * as a second "." or "..".
+ */
+TEST_F(kfs, readdir_offsets_and_dot_names)
+{
+	struct ketw_session_attr a;
+	int fd;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	EXPECT_EQ(3, dents_from(KFS "/sessions", 0, NULL));
+	EXPECT_EQ(1, dents_from(KFS "/sessions", 2, NULL));
+	EXPECT_EQ(0, dents_from(KFS "/sessions", (1ll << 32) + 2, NULL));
+	EXPECT_EQ(0, dents_from(KFS, (1ll << 32) + 2, NULL));
+	EXPECT_EQ(0, dents_from(KFS "/sessions/" SESSION "/per_cpu",
+				(1ll << 32) + 2, NULL));
+	EXPECT_EQ(0, dents_from(KFS "/providers", (1ll << 32) + 2, NULL));
+	EXPECT_EQ(0, dents_from(KFS "/sessions", 1ll << 62, NULL));
+
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, ".");
+	a.buffer_kb = 4;
+	if (!ioctl(fd, KETW_IOC_CREATE, &a)) {
+		EXPECT_EQ(1, dents_from(KFS "/sessions", 0, "."));
+		EXPECT_EQ(1, dents_from(KFS "/sessions", 0, ".."));
+		EXPECT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, "."));
+	}
+	close(fd);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
 struct churn {
 	volatile int stop;
 	long ops[4];
