@@ -14,8 +14,9 @@
  * each operation; only trace_pipe and trace_pipe_raw hold it while open,
  * as an attached reader, like a /dev/ketw file.
  *
- * Lock order: a directory's i_rwsem, then ketw_mutex; a pipe file's
- * lock, then the session's read_mutex. Nothing here copies to or from
+ * Lock order: a directory's i_rwsem, then ketw_mutex; ketwfs_write_mutex,
+ * then ketw_mutex; a pipe file's lock, then the session's read_mutex,
+ * then ketw_mutex. Nothing here copies to or from
  * user space under ketw_mutex or read_mutex, except trace_pipe_raw,
  * which reads as /dev/ketw does.
  *
@@ -1493,6 +1494,14 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val)
 	return err;
 }
 
+/*
+ * Control writes but enable read the session's settings, change one and
+ * write them back (providers keeps an entry's event set, event_set its
+ * level and keywords, an attribute the other attributes): one at a
+ * time, or a writer would put back what another one just changed.
+ */
+static DEFINE_MUTEX(ketwfs_write_mutex);
+
 /* One command per write; the value stays as it was if it is refused. */
 static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
@@ -1523,10 +1532,15 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 		err = -EINVAL;		/* more than one line */
 		goto out;
 	}
-	switch (ki->kind) {
-	case KFS_ENABLE:
+	if (ki->kind == KFS_ENABLE) {
 		err = ketwfs_write_enable(ki, val);
-		break;
+		goto out;
+	}
+	if (mutex_lock_interruptible(&ketwfs_write_mutex)) {
+		err = -ERESTARTSYS;
+		goto out;
+	}
+	switch (ki->kind) {
 	case KFS_SESSION_PROVIDERS:
 		err = ketwfs_write_providers(ki, val);
 		break;
@@ -1537,6 +1551,7 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 		err = ketwfs_write_attr(ki, val);
 		break;
 	}
+	mutex_unlock(&ketwfs_write_mutex);
 out:
 	kfree(buf);
 	return err ? err : count;

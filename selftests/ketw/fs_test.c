@@ -983,6 +983,58 @@ TEST_F(kfs, readdir_offsets_and_dot_names)
 	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
 }
 
+struct filter_writer {
+	volatile int stop;
+	long writes;
+};
+
+/* Change the level of the sample provider, over and over. */
+static void *level_writer(void *arg)
+{
+	struct filter_writer *fw = arg;
+	char line[64];
+	unsigned int n = 0;
+
+	while (!fw->stop) {
+		snprintf(line, sizeof(line), KETW_SAMPLE_NAME " %u", 1 + n++ % 5);
+		if (!sput(SESSION, "providers", line))
+			fw->writes++;
+	}
+	return NULL;
+}
+
+/*
+ * providers keeps an entry's event set and event_set its level: each
+ * reads the entry and writes it back. Two writers at once must not put
+ * back what the other one just changed.
+ */
+TEST_F(kfs, providers_and_event_set_writers)
+{
+	struct filter_writer fw = { 0 };
+	char *b = self->buf, want[64];
+	unsigned int i, lost = 0;
+	uint64_t end;
+	pthread_t t;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "providers", KETW_SAMPLE_NAME));
+	ASSERT_EQ(0, pthread_create(&t, NULL, level_writer, &fw));
+	end = mono_ns() + 3000000000ull;
+	for (i = 0; mono_ns() < end; i++) {
+		snprintf(want, sizeof(want), "%u", i % 1000);
+		ASSERT_EQ(0, sput(SESSION, "event_set", want));
+		sget(SESSION, "event_set", b, BIG);
+		snprintf(want, sizeof(want), KETW_SAMPLE_NAME ": %u\n", i % 1000);
+		lost += !!strcmp(b, want);
+	}
+	fw.stop = 1;
+	pthread_join(t, NULL);
+	TH_LOG("%u event_set writes, %ld providers writes", i, fw.writes);
+	EXPECT_LT(0, fw.writes);
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
 struct churn {
 	volatile int stop;
 	long ops[4];
