@@ -23,6 +23,7 @@
  * Documentation/ketw-fs.rst describes every file.
  */
 #include <linux/capability.h>
+#include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/kobject.h>
@@ -766,6 +767,33 @@ static int ketwfs_match(const char *const *names, size_t nr, const char *s)
 	return -EINVAL;
 }
 
+/*
+ * Can @name go in a line of text as it is? User providers and
+ * KETW_IOC_ENABLE take any bytes for a name, a newline or a blank too,
+ * which would let a name forge lines or fields.
+ */
+static bool ketwfs_name_plain(const char *name)
+{
+	for (; *name; name++)
+		if (!isgraph((unsigned char)*name) || *name == '\\')
+			return false;
+	return true;
+}
+
+/* @name in a line of text: blanks, controls and backslashes as \ooo. */
+static void ketwfs_seq_name(struct seq_file *m, const char *name)
+{
+	unsigned char c;
+
+	for (; *name; name++) {
+		c = *name;
+		if (isgraph(c) && c != '\\')
+			seq_putc(m, c);
+		else
+			seq_printf(m, "\\%03o", c);
+	}
+}
+
 /* A small cache of provider names by GUID, for the record lines. */
 #define KETWFS_NAMES	8
 
@@ -773,7 +801,7 @@ struct ketwfs_names {
 	unsigned int nr, next;
 	struct {
 		u8 guid[KETW_GUID_SIZE];
-		char name[KETW_NAME_MAX];	/* "" if not registered */
+		char name[KETW_NAME_MAX];	/* "": show the GUID */
 	} e[KETWFS_NAMES];
 };
 
@@ -792,7 +820,8 @@ static const char *ketwfs_provider_name(struct ketwfs_names *c, const u8 *guid)
 	memcpy(c->e[i].guid, guid, KETW_GUID_SIZE);
 	mutex_lock(&ketw_mutex);
 	prov = ketwfs_find_provider(NULL, guid);
-	strscpy(c->e[i].name, prov ? prov->name : "", KETW_NAME_MAX);
+	strscpy(c->e[i].name, prov && ketwfs_name_plain(prov->name) ?
+		prov->name : "", KETW_NAME_MAX);
 	mutex_unlock(&ketw_mutex);
 	return c->e[i].name;
 }
@@ -892,7 +921,7 @@ static void ketwfs_show_provider_id(struct seq_file *m,
 				    const struct ketw_session_enable *se)
 {
 	if (se->name[0])
-		seq_printf(m, "%s", se->name);
+		ketwfs_seq_name(m, se->name);
 	else
 		seq_printf(m, "%pUb", se->guid);
 }
@@ -1118,7 +1147,9 @@ static int ketwfs_show_provider(struct seq_file *m, struct ketwfs_inode *ki)
 	case KFS_EVENT_FORMAT:
 		seq_printf(m, "name: %s\n", d->name ? d->name : "");
 		seq_printf(m, "ID: %u\n", d->id);
-		seq_printf(m, "provider: %s\n", prov->name);
+		seq_puts(m, "provider: ");
+		ketwfs_seq_name(m, prov->name);
+		seq_putc(m, '\n');
 		seq_printf(m, "guid: %pUb\n", prov->guid);
 		seq_printf(m, "type: %u\nlevel: %u\nversion: %u\nkeyword: 0x%llx\n",
 			   d->type, d->level, d->version, d->keyword);

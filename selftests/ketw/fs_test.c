@@ -983,6 +983,59 @@ TEST_F(kfs, readdir_offsets_and_dot_names)
 	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
 }
 
+/*
+ * A provider's name may hold any byte: one with a newline or blanks must
+ * not forge a line or a field of trace_pipe, providers or format.
+ */
+TEST_F(kfs, provider_names_in_text)
+{
+	static const uint8_t guid[KETW_GUID_SIZE] = { 0x6b, 0x66, 0x7a, 2 };
+	struct ketw_user_provider up = { .size = sizeof(up) };
+	struct ketw_user_event ev = { .size = sizeof(ev) };
+	char *b = self->buf, *p;
+	int ufd, fd, tp, nl;
+	ssize_t n;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "16"));
+	ufd = open(KETW_USER_DEVICE, O_RDWR);
+	ASSERT_LE(0, ufd);
+	memcpy(up.guid, guid, sizeof(guid));
+	strcpy(up.name, "f\ncpu=9 ts=0 x");
+	ASSERT_EQ(0, ioctl(ufd, KETW_IOC_USER_REGISTER, &up));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ev.id = 7;
+	ASSERT_EQ(1, ioctl(ufd, KETW_IOC_USER_WRITE, &ev));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+
+	tp = open(spath(b, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, tp);
+	n = read(tp, b, BIG - 1);
+	ASSERT_LT(0, n);
+	b[n] = 0;
+	close(tp);
+	/* START, the event, STOP: three lines, the event's by its GUID. */
+	for (nl = 0, p = b; (p = strchr(p, '\n')); p++)
+		nl++;
+	EXPECT_EQ(3, nl) TH_LOG("trace_pipe:\n%s", b);
+	EXPECT_EQ(3, count_lines(b, "cpu=0 ts="));
+	EXPECT_EQ(0, count_lines(b, "cpu=9"));
+	EXPECT_EQ(1, count_lines(b, " provider=6b667a02-0000-0000-0000-000000000000 id=7 "));
+
+	/* Enabled by such a name: one line, the name in octal escapes. */
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ketw_enable(fd, SESSION, "a b\nc", NULL, 1, 0, 0, NULL, 0, 0));
+	close(fd);
+	ASSERT_LT(0, sget(SESSION, "providers", b, BIG));
+	EXPECT_STREQ("a\\040b\\012c level=1 match_any=0x0 match_all=0x0\n", b);
+	ASSERT_LT(0, sget(SESSION, "event_set", b, BIG));
+	EXPECT_STREQ("a\\040b\\012c:\n", b);
+	close(ufd);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
 struct filter_writer {
 	volatile int stop;
 	long writes;
