@@ -45,7 +45,9 @@
 #include "kselftest_harness.h"
 
 #define KFS			"/sys/kernel/ketw"
-#define KFS2			"/tmp/kfuzz_fs_mnt"
+/* Under a read-only tmpfs: nothing can be made there while unmounted. */
+#define KFS2_RO			"/tmp/kfuzz_fs"
+#define KFS2			KFS2_RO "/mnt"
 #define KETWFS_MAGIC		0x6b657477
 #define KFZ_SEED_DEFAULT	0x6b657477ull
 #define KFZ_SECONDS_DEFAULT	30
@@ -132,6 +134,7 @@ static struct {
 	atomic_int nfails;
 	atomic_int second_mounted;	/* dir: KFS2 is mounted */
 	int mounted_here;
+	int second_ok;			/* KFS2 can be mounted */
 	int meta;			/* scribble on meta pages */
 	uint64_t seed;
 	unsigned int seconds;
@@ -214,6 +217,14 @@ static void arm(struct worker *w, unsigned int ms)
 static const char *root(struct worker *w)
 {
 	return atomic_load(&F.second_mounted) && chance(w, 25) ? KFS2 : KFS;
+}
+
+/* Is @fd on ketwfs? (A path into KFS2 may meet the bare mount point.) */
+static int on_ketwfs(int fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(fd, &sf) && sf.f_type == KETWFS_MAGIC;
 }
 
 /* ---- what to write ---- */
@@ -674,6 +685,8 @@ static void ctl_write(struct worker *w, int fd, const char *path)
 	}
 	arm(w, 0);
 	op_end(w);
+	if (!on_ketwfs(fd))
+		return;
 	/* writev() may stop after a segment: each is a command of its own. */
 	if (r >= 0 && (how == 1 || how > 5) && (size_t)r != n)
 		fuzz_fail(w, "write (how %d) of %zu bytes to %s returned %zd",
@@ -716,7 +729,7 @@ static void ctl_read(struct worker *w, int fd, const char *path)
 	buf[got] = 0;
 	/* From offset 0 to the end: the whole file. */
 	if (got && r == 0 && lseek(fd, 0, SEEK_CUR) == (off_t)got &&
-	    !ctl_content_ok(base, buf))
+	    on_ketwfs(fd) && !ctl_content_ok(base, buf))
 		fuzz_fail(w, "%s reads \"%.40s\"", path, buf);
 out:
 	arm(w, 0);
@@ -809,7 +822,7 @@ static void dir_step(struct worker *w)
 		break;
 	case 6:
 		name = pick_list(w, bad_names);
-		snprintf(path, sizeof(path), "%s/sessions/%s", root(w), name);
+		snprintf(path, sizeof(path), "%s/sessions/%s", KFS, name);
 		op_begin(w, "mkdir %s", path);
 		r = mkdir(path, 0700);
 		op_end(w);
@@ -820,7 +833,7 @@ static void dir_step(struct worker *w)
 		break;
 	case 7:
 		/* Nothing but sessions/ makes or takes directories. */
-		snprintf(path, sizeof(path), "%s/%s", root(w),
+		snprintf(path, sizeof(path), "%s/%s", KFS,
 			 PICK(w, ((const char *const[]){
 				"x", "providers/x", "sessions/kfz0/x",
 				"sessions/kfz0/per_cpu/cpu5",
@@ -932,7 +945,7 @@ static void dir_step(struct worker *w)
 		break;
 	case 12:
 		/* A second mount of the one instance, gone lazily or not. */
-		if (!F.mounted_here)
+		if (!F.mounted_here || !F.second_ok)
 			break;
 		if (!atomic_load(&F.second_mounted)) {
 			op_begin(w, "mount %s", KFS2);
@@ -1541,7 +1554,10 @@ FIXTURE_SETUP(kfuzz)
 			TH_LOG("mount -t ketwfs: %s", strerror(errno));
 		F.mounted_here = 1;
 	}
-	mkdir(KFS2, 0700);
+	mkdir(KFS2_RO, 0700);
+	F.second_ok = !mount("tmpfs", KFS2_RO, "tmpfs", 0, "size=64k") &&
+		      !mkdir(KFS2, 0700) &&
+		      !mount(NULL, KFS2_RO, NULL, MS_REMOUNT | MS_RDONLY, NULL);
 	for (i = 0; i < NPOOL; i++) {
 		ketw_cleanup(pool[i]);
 		ASSERT_EQ(strlen(pool[i]) < KETW_NAME_MAX, 1);
@@ -1557,7 +1573,8 @@ FIXTURE_TEARDOWN(kfuzz)
 		ketw_cleanup(pool[i]);
 	ketw_cleanup(KFZ_CHECK);
 	umount2(KFS2, MNT_DETACH);
-	rmdir(KFS2);
+	umount2(KFS2_RO, MNT_DETACH);
+	rmdir(KFS2_RO);
 	if (F.mounted_here)
 		umount2(KFS, MNT_DETACH);
 }
