@@ -1449,9 +1449,10 @@ static void *watchdog_main(void *arg)
 		for (i = 0; i < NWORKERS; i++) {
 			struct worker *w = &F.w[i];
 
+			/* A call may have begun since @now was read. */
 			since = atomic_load(&w->op_since);
-			if (!since || now - since < KFZ_STUCK_S * 1000000000ull ||
-			    w->reported)
+			if (!since || since > now || w->reported ||
+			    now - since < KFZ_STUCK_S * 1000000000ull)
 				continue;
 			w->reported = 1;
 			fuzz_fail(w, "stuck for %llu s in: %s",
