@@ -1890,19 +1890,12 @@ struct ketwfs_pipe {
 static int ketwfs_attach(struct ketwfs_inode *ki, struct ketw_session **out)
 {
 	struct ketw_session *s = ketwfs_session_get(ki);
-	int err = 0;
 
 	if (!s)
 		return -ENODEV;
-	mutex_lock(&ketw_mutex);
-	if (s->destroyed)
-		err = -ENODEV;
-	else
-		s->attached++;
-	mutex_unlock(&ketw_mutex);
-	if (err) {
+	if (ketw_session_attach(s, NULL)) {
 		ketw_session_put(s);
-		return err;
+		return -ENODEV;		/* destroyed since the lookup */
 	}
 	*out = s;
 	return 0;
@@ -1910,9 +1903,7 @@ static int ketwfs_attach(struct ketwfs_inode *ki, struct ketw_session **out)
 
 static void ketwfs_detach(struct ketw_session *s)
 {
-	mutex_lock(&ketw_mutex);
-	s->attached--;
-	mutex_unlock(&ketw_mutex);
+	ketw_session_attach(NULL, s);
 	ketw_session_put(s);
 }
 
