@@ -133,6 +133,8 @@ static struct {
 	atomic_int failed;
 	atomic_int nfails;
 	atomic_int second_mounted;	/* dir: KFS2 is mounted */
+	atomic_int payload_scribbles;	/* consumed moved into a payload */
+	atomic_int payload_small;	/* one that reads as a short header */
 	int mounted_here;
 	int second_ok;			/* KFS2 can be mounted */
 	int meta;			/* scribble on meta pages */
@@ -1067,6 +1069,79 @@ static void rmap_drop(struct worker *w, struct rmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * Move consumed to the payload of a record that has one, then unmap the
+ * data area so that readers may read from there.
+ */
+static void into_payload(struct worker *w, struct rmap *m, const char *raw)
+{
+	struct ketw_meta_page *meta = m->meta;
+	const struct ketw_event_header *h;
+	uint32_t c = meta->consumed, p = meta->commit, span, pick = 0;
+	unsigned int n = 0, nsmall = 0, i;
+	uint32_t cand[64], small[64];
+	char path[192], *cut;
+	int fd;
+
+	for (i = 0; i < 4096 && c != p && p - c <= m->size; i++) {
+		h = (const void *)((char *)m->data + (c & (m->size - 1)));
+		span = KETW_RECORD_SPAN(h->size);
+		if (span < KETW_RECORD_ALIGN || span > p - c)
+			break;
+		/*
+		 * A payload of at least 8 bytes; one whose first bytes read
+		 * as a size below a header's whose span is a header's
+		 * (ketw_sample's warn event 57..63, a user provider's fake)
+		 * is the better bet: the ring checks spans.
+		 */
+		if (h->size >= KETW_EVENT_HEADER_SIZE + 8 && n < 64) {
+			const uint16_t *sz = (const void *)(h + 1);
+
+			cand[n++] = c + KETW_EVENT_HEADER_SIZE;
+			if (*sz < KETW_EVENT_HEADER_SIZE &&
+			    KETW_RECORD_SPAN(*sz) == KETW_EVENT_HEADER_SIZE &&
+			    nsmall < 64)
+				small[nsmall++] = c + KETW_EVENT_HEADER_SIZE;
+		}
+		c += span;
+	}
+	if (nsmall && chance(w, 80)) {
+		pick = small[rn(w, nsmall)];
+		atomic_fetch_add(&F.payload_small, 1);
+	}
+	else if (n)
+		pick = cand[rn(w, n)];
+	op_begin(w, "munmap data");
+	munmap(m->data, m->size);
+	op_end(w);
+	m->data = NULL;
+	if (!n)
+		return;
+	meta->consumed = pick;
+	atomic_fetch_add(&F.payload_scribbles, 1);
+	/* Read the session's text from there, before anyone moves on. */
+	snprintf(path, sizeof(path), "%s", raw);
+	cut = strstr(path, "/per_cpu/");
+	if (!cut)
+		return;
+	for (i = 0; i < 2; i++) {
+		snprintf(cut, sizeof(path) - (cut - path), "/%s",
+			 i ? "trace_pipe" : "trace");
+		op_begin(w, "open %s after a payload scribble", path);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		op_end(w);
+		if (fd < 0)
+			continue;
+		op_begin(w, "read %s after a payload scribble", path);
+		arm(w, 300);
+		while (read(fd, w->buf, 65536) > 0)
+			;
+		arm(w, 0);
+		close(fd);
+		op_end(w);
+	}
+}
+
 /* Map a trace_pipe_raw's meta page and data; scribble on the meta page. */
 static void rf_map(struct worker *w, struct rfile *f)
 {
@@ -1106,7 +1181,14 @@ static void rf_map(struct worker *w, struct rfile *f)
 	}
 	if (!F.meta)
 		return;
-	switch (rn(w, 4)) {
+	switch (rn(w, 5)) {
+	case 4:
+		/* Into a payload, where a user provider may fake a header. */
+		if (m->data && meta->policy != KETW_POLICY_LOOP) {
+			into_payload(w, m, f->path);
+			break;
+		}
+		/* fall through */
 	case 0:
 		meta->consumed = (uint32_t)rnd(&w->rng);
 		break;
@@ -1228,9 +1310,9 @@ static void user_provider(struct worker *w)
 	}
 	/* Payloads that look like record headers, for scribbled readers. */
 	memset(&fake, 0, sizeof(fake));
-	fake.size = PICK(w, ((const uint16_t[]){ 8, 56, 57, 60, 63, 64, 65,
-						 4096, 65535 }));
-	fake.flags = PICK(w, ((const uint16_t[]){ 0, 1, 4, 0xffff }));
+	fake.size = PICK(w, ((const uint16_t[]){ 8, 56, 57, 60, 63, 60, 64,
+						 65, 4096, 65535 }));
+	fake.flags = PICK(w, ((const uint16_t[]){ 0, 0, 1, 4, 0xffff }));
 	fake.event_id = rnd(&w->rng);
 	for (i = 0; i < sizeof(data); i += sizeof(fake))
 		memcpy(data + i, &fake, sizeof(fake));
@@ -1239,7 +1321,7 @@ static void user_provider(struct worker *w)
 	ev.id = rn(w, 2000);
 	ev.level = rn(w, 6);
 	ev.data = (uintptr_t)data;
-	ev.len = rn(w, sizeof(data) + 1);
+	ev.len = chance(w, 50) ? sizeof(fake) : rn(w, sizeof(data) + 1);
 	op_begin(w, "user write");
 	ioctl(w->userfd, KETW_IOC_USER_WRITE, &ev);
 	op_end(w);
@@ -1263,7 +1345,11 @@ static void ioctl_step(struct worker *w)
 		*fd = ketw_open();
 		return;
 	}
-	switch (rn(w, 14)) {
+	switch (rn(w, 16)) {
+	case 14:
+	case 15:
+		user_provider(w);
+		break;
 	case 0:
 	case 1:
 		ketw_attr_init(&a, name);
@@ -1357,7 +1443,7 @@ static void emit_step(struct worker *w)
 {
 	char n[16];
 
-	snprintf(n, sizeof(n), "%u", 1 + rn(w, 40));
+	snprintf(n, sizeof(n), "%u", 1 + rn(w, 80));
 	op_begin(w, "emit %s", n);
 	write_str(chance(w, 80) ? SAMPLE_PARAM("emit") : SAMPLE_PARAM("emit_warn"),
 		  n);
@@ -1634,6 +1720,8 @@ TEST_F_TIMEOUT(kfuzz, fuzz, 24 * 3600)
 		       F.w[i].ops);
 		free(F.w[i].buf);
 	}
+	printf("# consumed moved into a payload %d times, %d to a short header\n",
+	       atomic_load(&F.payload_scribbles), atomic_load(&F.payload_small));
 	if (atomic_load(&F.second_mounted))
 		EXPECT_EQ(0, umount(KFS2));
 	EXPECT_EQ(0, atomic_load(&F.failed))
