@@ -210,7 +210,8 @@ static bool ketwfs_name_ok(const char *name)
 
 struct ketwfs_find {
 	const char *name;	/* match the name, or if NULL ... */
-	const u8 *guid;		/* ... the GUID */
+	const u8 *guid;		/* ... the GUID ... */
+	bool user;		/* ... of a user provider or a kernel one */
 	struct ketw_provider *prov;
 };
 
@@ -219,16 +220,22 @@ static int ketwfs_find_fn(struct ketw_provider *prov, void *arg)
 	struct ketwfs_find *f = arg;
 
 	if (f->name ? strncmp(prov->name, f->name, KETW_NAME_MAX) :
-		      memcmp(prov->guid, f->guid, KETW_GUID_SIZE))
+		      memcmp(prov->guid, f->guid, KETW_GUID_SIZE) ||
+		      !(prov->flags & KETW_PROVIDER_USER) != !f->user)
 		return 0;
 	f->prov = prov;
 	return 1;
 }
 
+/*
+ * The provider named @name, or if it is NULL the one with @guid: a GUID
+ * may be a kernel provider's and a user provider's at once (@user says
+ * which), names never clash (Documentation/ketw-providers.rst).
+ */
 static struct ketw_provider *ketwfs_find_provider(const char *name,
-						  const u8 *guid)
+						  const u8 *guid, bool user)
 {
-	struct ketwfs_find f = { .name = name, .guid = guid };
+	struct ketwfs_find f = { .name = name, .guid = guid, .user = user };
 
 	ketw_providers_for_each(ketwfs_find_fn, &f);
 	return f.prov;
@@ -395,13 +402,13 @@ static struct dentry *ketwfs_lookup(struct inode *dir, struct dentry *dentry,
 		break;
 	case KFS_PROVIDERS:
 		mutex_lock(&ketw_mutex);
-		found = ketwfs_find_provider(name, NULL);
+		found = ketwfs_find_provider(name, NULL, false);
 		mutex_unlock(&ketw_mutex);
 		kind = KFS_PROVIDER;
 		break;
 	case KFS_EVENTS:
 		mutex_lock(&ketw_mutex);
-		prov = ketwfs_find_provider(pi->provider, NULL);
+		prov = ketwfs_find_provider(pi->provider, NULL, false);
 		found = prov && ketwfs_find_event(prov, name);
 		mutex_unlock(&ketw_mutex);
 		kind = KFS_EVENT;
@@ -481,7 +488,7 @@ static int ketwfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 	if (ki->kind == KFS_SESSION) {
 		ok = __ketwfs_session_find(ki);
 	} else {
-		prov = ketwfs_find_provider(ki->provider, NULL);
+		prov = ketwfs_find_provider(ki->provider, NULL, false);
 		ok = prov && (ki->kind == KFS_PROVIDER ||
 			      ketwfs_find_event(prov, ki->event));
 	}
@@ -564,7 +571,7 @@ static int ketwfs_list_dir(struct ketwfs_inode *pi, struct ketwfs_names_list *l)
 		err = ketw_providers_for_each(ketwfs_list_provider_fn, l);
 		break;
 	case KFS_EVENTS:
-		prov = ketwfs_find_provider(pi->provider, NULL);
+		prov = ketwfs_find_provider(pi->provider, NULL, false);
 		for (i = 0; prov && !err && i < prov->nr_events; i++) {
 			ketwfs_event_dname(&prov->events[i], buf);
 			err = ketwfs_list_add(l, buf);
@@ -801,11 +808,14 @@ struct ketwfs_names {
 	unsigned int nr, next;
 	struct {
 		u8 guid[KETW_GUID_SIZE];
+		bool user;			/* KETW_RECORD_USER */
 		char name[KETW_NAME_MAX];	/* "": show the GUID */
 	} e[KETWFS_NAMES];
 };
 
-static const char *ketwfs_provider_name(struct ketwfs_names *c, const u8 *guid)
+/* The name of the provider of a record with @guid, of a user one if @user. */
+static const char *ketwfs_provider_name(struct ketwfs_names *c, const u8 *guid,
+					bool user)
 {
 	static const u8 zero[KETW_GUID_SIZE];
 	struct ketw_provider *prov;
@@ -814,12 +824,14 @@ static const char *ketwfs_provider_name(struct ketwfs_names *c, const u8 *guid)
 	if (!memcmp(guid, zero, KETW_GUID_SIZE))
 		return KETW_SYSTEM_PROVIDER_NAME;
 	for (i = 0; i < c->nr; i++)
-		if (!memcmp(c->e[i].guid, guid, KETW_GUID_SIZE))
+		if (!memcmp(c->e[i].guid, guid, KETW_GUID_SIZE) &&
+		    c->e[i].user == user)
 			return c->e[i].name;
 	i = c->nr < KETWFS_NAMES ? c->nr++ : c->next++ % KETWFS_NAMES;
 	memcpy(c->e[i].guid, guid, KETW_GUID_SIZE);
+	c->e[i].user = user;
 	mutex_lock(&ketw_mutex);
-	prov = ketwfs_find_provider(NULL, guid);
+	prov = ketwfs_find_provider(NULL, guid, user);
 	strscpy(c->e[i].name, prov && ketwfs_name_plain(prov->name) ?
 		prov->name : "", KETW_NAME_MAX);
 	mutex_unlock(&ketw_mutex);
@@ -849,7 +861,8 @@ static size_t ketwfs_format(char *buf, size_t cap,
 {
 	const u8 *data = (const u8 *)(h + 1);
 	u32 len = h->size - KETW_EVENT_HEADER_SIZE, i, rem;
-	const char *prov = ketwfs_provider_name(names, h->provider_guid);
+	bool user = h->flags & KETW_RECORD_USER;
+	const char *prov = ketwfs_provider_name(names, h->provider_guid, user);
 	u64 sec = div_u64_rem(h->timestamp, NSEC_PER_SEC, &rem);
 	size_t n, room;
 	char *p;
@@ -860,7 +873,8 @@ static size_t ketwfs_format(char *buf, size_t cap,
 	if (*prov)
 		n += scnprintf(buf + n, cap - n, "%s", prov);
 	else
-		n += scnprintf(buf + n, cap - n, "%pUb", h->provider_guid);
+		n += scnprintf(buf + n, cap - n, "%s%pUb",
+			       user ? KETW_USER_PREFIX : "", h->provider_guid);
 	n += scnprintf(buf + n, cap - n, " id=%u", h->event_id);
 	if (h->flags & KETW_RECORD_SYSTEM)
 		n += scnprintf(buf + n, cap - n, " sys=%s",
@@ -922,6 +936,8 @@ static void ketwfs_show_provider_id(struct seq_file *m,
 {
 	if (se->name[0])
 		ketwfs_seq_name(m, se->name);
+	else if (se->user)
+		seq_printf(m, KETW_USER_PREFIX "%pUb", se->guid);
 	else
 		seq_printf(m, "%pUb", se->guid);
 }
@@ -1130,7 +1146,7 @@ static int ketwfs_show_provider(struct seq_file *m, struct ketwfs_inode *ki)
 	u32 i;
 
 	mutex_lock(&ketw_mutex);
-	prov = ketwfs_find_provider(ki->provider, NULL);
+	prov = ketwfs_find_provider(ki->provider, NULL, false);
 	if (prov && ki->kind != KFS_PROVIDER_GUID)
 		d = ketwfs_find_event(prov, ki->event);
 	if (!prov || (ki->kind != KFS_PROVIDER_GUID && !d)) {
@@ -1207,16 +1223,28 @@ static char *ketwfs_token(char **p, const char *seps)
 	return t;
 }
 
-/* A provider named by GUID (36 characters) or name, into @req. */
+/*
+ * A provider named by GUID (36 characters), by "user." and a GUID (a user
+ * provider's: too long to be a name) or by name, into @req.
+ */
 static int ketwfs_parse_provider(const char *s, struct ketw_enable *req)
 {
+	const size_t pre = strlen(KETW_USER_PREFIX);
 	size_t n = strlen(s);
+	bool user = false;
 	uuid_t u;
 
+	if (n == pre + UUID_STRING_LEN && !strncmp(s, KETW_USER_PREFIX, pre)) {
+		s += pre;
+		n -= pre;
+		user = true;
+	}
 	if (n == UUID_STRING_LEN && !uuid_parse(s, &u)) {
 		if (uuid_is_null(&u))
 			return -EINVAL;
 		memcpy(req->guid, u.b, KETW_GUID_SIZE);
+		if (user)
+			req->flags |= KETW_ENABLE_USER;
 		return 0;
 	}
 	if (!n || n >= KETW_NAME_MAX)
@@ -1231,7 +1259,8 @@ static bool ketwfs_entry_is(const struct ketw_session_enable *se,
 {
 	if (req->provider[0])
 		return !strncmp(se->name, req->provider, KETW_NAME_MAX);
-	return !se->name[0] && !memcmp(se->guid, req->guid, KETW_GUID_SIZE);
+	return !se->name[0] && !memcmp(se->guid, req->guid, KETW_GUID_SIZE) &&
+	       se->user == !!(req->flags & KETW_ENABLE_USER);
 }
 
 /*
@@ -1288,7 +1317,7 @@ static int ketwfs_write_providers(struct ketwfs_inode *ki, char *line)
 	if (disable) {
 		if (ketwfs_token(&p, " \t"))
 			return -EINVAL;
-		req.flags = KETW_ENABLE_DISABLE;
+		req.flags |= KETW_ENABLE_DISABLE;
 		err = ketwfs_session_check(ki);
 		return err ? err : ketw_session_enable(&req);
 	}
@@ -1387,6 +1416,8 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 					KETW_NAME_MAX);
 			else
 				memcpy(reqs[nr].guid, se->guid, KETW_GUID_SIZE);
+			if (!se->name[0] && se->user)
+				reqs[nr].flags = KETW_ENABLE_USER;
 			nr++;
 		}
 		mutex_unlock(&ketw_mutex);

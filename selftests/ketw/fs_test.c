@@ -163,6 +163,10 @@ FIXTURE_SETUP(kfs)
 FIXTURE_TEARDOWN(kfs)
 {
 	kfs_cleanup();
+	/* user_provider_namespace reloads it: never leave it out. */
+	if (access("/sys/module/ketw_sample", F_OK) &&
+	    system("insmod /ketw/ketw_sample.ko"))
+		TH_LOG("ketw_sample could not be loaded again");
 	free(self->buf);
 	free(self->buf2);
 	/* Lazily: a reader thread of a failed test may still hold a file. */
@@ -870,7 +874,7 @@ TEST_F(kfs, scribbled_consumed)
 	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
 	ASSERT_EQ(0, sput(SESSION, "policy", "flush"));
 	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "16"));
-	ASSERT_EQ(0, sput(SESSION, "providers", "kfs-fake"));
+	ASSERT_EQ(0, sput(SESSION, "providers", KETW_USER_PREFIX "kfs-fake"));
 	ufd = open(KETW_USER_DEVICE, O_RDWR);
 	ASSERT_LE(0, ufd);
 	memcpy(up.guid, guid, sizeof(guid));
@@ -1021,7 +1025,7 @@ TEST_F(kfs, provider_names_in_text)
 	EXPECT_EQ(3, nl) TH_LOG("trace_pipe:\n%s", b);
 	EXPECT_EQ(3, count_lines(b, "cpu=0 ts="));
 	EXPECT_EQ(0, count_lines(b, "cpu=9"));
-	EXPECT_EQ(1, count_lines(b, " provider=6b667a02-0000-0000-0000-000000000000 id=7 "));
+	EXPECT_EQ(1, count_lines(b, " provider=" KETW_USER_PREFIX "6b667a02-0000-0000-0000-000000000000 id=7 "));
 
 	/* Enabled by such a name: one line, the name in octal escapes. */
 	fd = ketw_open();
@@ -1032,6 +1036,63 @@ TEST_F(kfs, provider_names_in_text)
 	EXPECT_STREQ("a\\040b\\012c level=1 match_any=0x0 match_all=0x0\n", b);
 	ASSERT_LT(0, sget(SESSION, "event_set", b, BIG));
 	EXPECT_STREQ("a\\040b\\012c:\n", b);
+	close(ufd);
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+}
+
+/*
+ * A user provider may hold a kernel provider's GUID (it registered first):
+ * record lines name each by its own namespace, and providers and
+ * event_set take "user." and a GUID for the user one.
+ */
+TEST_F(kfs, user_provider_namespace)
+{
+	struct ketw_user_provider up = { .size = sizeof(up) };
+	struct ketw_user_event ev = { .size = sizeof(ev) };
+	char *b = self->buf, p[256];
+	int ufd, tp;
+	ssize_t n;
+
+	ufd = open(KETW_USER_DEVICE, O_RDWR);
+	ASSERT_LE(0, ufd);
+	ASSERT_EQ(0, system("rmmod ketw_sample"));
+	memcpy(up.guid, sample_guid, KETW_GUID_SIZE);
+	strcpy(up.name, "sampler");
+	EXPECT_EQ(0, ioctl(ufd, KETW_IOC_USER_REGISTER, &up));
+	ASSERT_EQ(0, system("insmod /ketw/ketw_sample.ko"));
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "buffer_size_kb", "64"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sample_emit(2));
+	ev.id = 9;
+	EXPECT_EQ(1, ioctl(ufd, KETW_IOC_USER_WRITE, &ev));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	tp = open(spath(p, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, tp);
+	n = read(tp, b, BIG - 1);
+	ASSERT_LT(0, n);
+	b[n] = 0;
+	close(tp);
+	EXPECT_EQ(2, count_lines(b, " provider=" KETW_SAMPLE_NAME " id=1 "))
+		TH_LOG("trace_pipe:\n%s", b);
+	EXPECT_EQ(1, count_lines(b, " provider=" KETW_USER_PREFIX "sampler id=9 "));
+
+	/* "user." and a GUID names the user provider's GUID. */
+	ASSERT_EQ(0, sput(SESSION, "providers", KETW_USER_PREFIX "6b657477-7361-6d70-6c65-000000000001 3"));
+	ASSERT_EQ(0, sput(SESSION, "providers", "6b657477-7361-6d70-6c65-000000000001 2"));
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ(KETW_USER_PREFIX "6b657477-7361-6d70-6c65-000000000001 level=3 match_any=0x0 match_all=0x0\n"
+		     "6b657477-7361-6d70-6c65-000000000001 level=2 match_any=0x0 match_all=0x0\n", b);
+	ASSERT_EQ(0, sput(SESSION, "event_set", KETW_USER_PREFIX "6b657477-7361-6d70-6c65-000000000001: 4"));
+	sget(SESSION, "event_set", b, BIG);
+	EXPECT_STREQ(KETW_USER_PREFIX "6b657477-7361-6d70-6c65-000000000001: 4\n"
+		     "6b657477-7361-6d70-6c65-000000000001:\n", b);
+	ASSERT_EQ(0, sput(SESSION, "providers", "!" KETW_USER_PREFIX "6b657477-7361-6d70-6c65-000000000001"));
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ("6b657477-7361-6d70-6c65-000000000001 level=2 match_any=0x0 match_all=0x0\n", b);
+	EXPECT_EQ(-EINVAL, sput(SESSION, "providers", KETW_USER_PREFIX "00000000-0000-0000-0000-000000000000"));
 	close(ufd);
 	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
 }
