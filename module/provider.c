@@ -821,6 +821,11 @@ static int ketw_provider_check(const struct ketw_provider *prov)
 	    !memcmp(prov->guid, ketw_zero_guid, KETW_GUID_SIZE) ||
 	    (prov->nr_events && !prov->events))
 		return -EINVAL;
+	/* Printable, no blank: names go into text lines and file names. */
+	for (i = 0; i < n; i++)
+		if (prov->name[i] <= ' ' || prov->name[i] > '~' ||
+		    prov->name[i] == '/')
+			return -EINVAL;
 	/* The user providers' namespace. */
 	if (!ketw_is_user(prov) &&
 	    !strncmp(prov->name, KETW_USER_PREFIX, sizeof(KETW_USER_PREFIX) - 1))
@@ -842,8 +847,9 @@ static int ketw_provider_check(const struct ketw_provider *prov)
  * enabled it by name or GUID before it was registered.
  * Context: process; may sleep.
  *
- * Return: 0; -EINVAL for an empty, too long name, a name in the user
- * providers' namespace (KETW_USER_PREFIX), the all-zero GUID (reserved
+ * Return: 0; -EINVAL for an empty or too long name, one with a blank, a
+ * slash or a byte outside printable ASCII, a name in the user providers'
+ * namespace (KETW_USER_PREFIX), the all-zero GUID (reserved
  * for system events), or descriptors with more than KETW_MAX_FIELDS
  * fields; -EEXIST if another provider with the same GUID or name is
  * registered (user providers never count: see ketw_provider_taken());

@@ -874,15 +874,22 @@ static void rb_loop_bad_header(struct ketw_ring *ring, struct rb_cpu *cb,
 		rb_resync(ring, cb, cpu, c, READ_ONCE(cb->oldest));
 }
 
-/* Is @span at @c a record that fits before @p and the end of the area? */
+/*
+ * Is a header of @size bytes and @flags at @c a record that fits before
+ * @p and the end of the area? An event record holds at least its header
+ * (its size, not only its span: a reader word moved into a payload may
+ * find 57-63 there).
+ */
 static __always_inline bool rb_span_ok(struct rb_cpu *cb, u32 c, u32 p,
-				       u32 span, u16 flags)
+				       u16 size, u16 flags)
 {
+	u32 span = KETW_RECORD_SPAN(size);
+
 	/* Records never wrap: a span that would is a torn header. */
 	return span >= KETW_RECORD_ALIGN && span <= p - c &&
 	       (c & cb->mask) + span <= cb->mask + 1 &&
 	       ((flags & KETW_RECORD_PADDING) ||
-		span >= KETW_EVENT_HEADER_SIZE);
+		size >= KETW_EVENT_HEADER_SIZE);
 }
 
 /**
@@ -911,16 +918,17 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 	u32 c, p, raw, span;
 	ssize_t ret = 0;
 	size_t copied = 0;
-	u16 flags;
+	u16 size, flags;
 
 	c = rb_reader_pos(ring, cb, &p, &raw);
 	if (unlikely(c != raw))
 		rb_resync(ring, cb, cpu, raw, c);
 	while (c != p) {
 		h = cb->data + (c & cb->mask);
-		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
+		size = READ_ONCE(h->size);
+		span = KETW_RECORD_SPAN(size);
 		flags = READ_ONCE(h->flags);
-		if (!rb_span_ok(cb, c, p, span, flags)) {
+		if (!rb_span_ok(cb, c, p, size, flags)) {
 			if (!loop)
 				goto corrupt;
 			rb_loop_bad_header(ring, cb, cpu, c);
@@ -999,16 +1007,17 @@ ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
 	unsigned int retries = RB_READ_RETRIES;
 	struct ketw_event_header *h;
 	u32 c, p, raw, span;
-	u16 flags;
+	u16 size, flags;
 
 	c = rb_reader_pos(ring, cb, &p, &raw);
 	if (unlikely(c != raw))
 		rb_resync(ring, cb, cpu, raw, c);
 	while (c != p) {
 		h = cb->data + (c & cb->mask);
-		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
+		size = READ_ONCE(h->size);
+		span = KETW_RECORD_SPAN(size);
 		flags = READ_ONCE(h->flags);
-		if (!rb_span_ok(cb, c, p, span, flags)) {
+		if (!rb_span_ok(cb, c, p, size, flags)) {
 			if (loop) {
 				rb_loop_bad_header(ring, cb, cpu, c);
 				goto next_loop;

@@ -30,6 +30,9 @@ static bool ketw_name_valid(const char *name)
 
 	if (n == 0 || n == KETW_NAME_MAX)
 		return false;
+	/* Not a directory's own entries: ketwfs lists sessions by name. */
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
 	for (i = 0; i < n; i++)
 		if (!isalnum(name[i]) && !strchr("_.-", name[i]))
 			return false;

@@ -143,7 +143,8 @@ TEST_F(dev, bad_pointer_is_efault)
 TEST_F(dev, bad_attributes_are_einval)
 {
 	static const char *const names[] = {
-		"", "has space", "slash/", "0123456789012345678901234567890x",
+		"", "has space", "slash/", ".", "..",
+		"0123456789012345678901234567890x",
 	};
 	struct ketw_session_ref ref;
 	struct ketw_session_attr a;

@@ -914,14 +914,18 @@ TEST_F(kfs, scribbled_consumed)
 	n = sget(SESSION, "trace", b, BIG);
 	EXPECT_LT(0, n) TH_LOG("trace: %s", strerror(-n));
 	EXPECT_EQ(0, count_lines(b, " len=")) TH_LOG("trace: %s", b);
-	/* The fake record is dropped; STOP, after the payload, is next. */
+	/*
+	 * trace_pipe: no record starts there (its size is below a header's),
+	 * so the reader goes on from the commit position and counts a
+	 * resynchronisation (ring.c); nothing is left to read.
+	 */
 	tp = open(spath(p, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, tp);
 	n = read(tp, b, BIG);
-	ASSERT_LT(0, n) TH_LOG("trace_pipe: %s", strerror(errno));
-	b[n] = 0;
-	EXPECT_EQ(1, count_lines(b, "cpu=0 ")) TH_LOG("trace_pipe: %s", b);
-	EXPECT_EQ(1, count_lines(b, " sys=STOP "));
+	EXPECT_EQ(-1, n) TH_LOG("trace_pipe gave %zd bytes", n);
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_LE(1, meta->resyncs);
+	EXPECT_EQ(meta->commit, meta->consumed);
 	close(tp);
 	munmap(meta, 4096);
 	close(fd);
@@ -988,17 +992,16 @@ TEST_F(kfs, readdir_offsets_and_dot_names)
 }
 
 /*
- * A provider's name may hold any byte: one with a newline or blanks must
- * not forge a line or a field of trace_pipe, providers or format.
+ * A name with a newline or blanks must not forge a line or a field of
+ * trace_pipe, providers or format: a provider cannot be registered with
+ * one, and a name a session enables (any bytes) is shown escaped.
  */
 TEST_F(kfs, provider_names_in_text)
 {
 	static const uint8_t guid[KETW_GUID_SIZE] = { 0x6b, 0x66, 0x7a, 2 };
 	struct ketw_user_provider up = { .size = sizeof(up) };
-	struct ketw_user_event ev = { .size = sizeof(ev) };
-	char *b = self->buf, *p;
-	int ufd, fd, tp, nl;
-	ssize_t n;
+	char *b = self->buf;
+	int ufd, fd;
 
 	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
 	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
@@ -1006,26 +1009,10 @@ TEST_F(kfs, provider_names_in_text)
 	ufd = open(KETW_USER_DEVICE, O_RDWR);
 	ASSERT_LE(0, ufd);
 	memcpy(up.guid, guid, sizeof(guid));
+	/* The kernel refuses to register such a name (provider.c). */
 	strcpy(up.name, "f\ncpu=9 ts=0 x");
-	ASSERT_EQ(0, ioctl(ufd, KETW_IOC_USER_REGISTER, &up));
-	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
-	ev.id = 7;
-	ASSERT_EQ(1, ioctl(ufd, KETW_IOC_USER_WRITE, &ev));
-	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
-
-	tp = open(spath(b, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
-	ASSERT_LE(0, tp);
-	n = read(tp, b, BIG - 1);
-	ASSERT_LT(0, n);
-	b[n] = 0;
-	close(tp);
-	/* START, the event, STOP: three lines, the event's by its GUID. */
-	for (nl = 0, p = b; (p = strchr(p, '\n')); p++)
-		nl++;
-	EXPECT_EQ(3, nl) TH_LOG("trace_pipe:\n%s", b);
-	EXPECT_EQ(3, count_lines(b, "cpu=0 ts="));
-	EXPECT_EQ(0, count_lines(b, "cpu=9"));
-	EXPECT_EQ(1, count_lines(b, " provider=" KETW_USER_PREFIX "6b667a02-0000-0000-0000-000000000000 id=7 "));
+	EXPECT_EQ(-1, ioctl(ufd, KETW_IOC_USER_REGISTER, &up));
+	EXPECT_EQ(EINVAL, errno);
 
 	/* Enabled by such a name: one line, the name in octal escapes. */
 	fd = ketw_open();

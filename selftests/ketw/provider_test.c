@@ -503,6 +503,10 @@ TEST_F(prov, user_space_provider)
 	/* Too long once prefixed with KETW_USER_PREFIX. */
 	EXPECT_EQ(-EINVAL, user_register(ufd, "0123456789abcdef0123456789abcd",
 					 user_guid));
+	/* Names go into text: printable, no blank or slash. */
+	EXPECT_EQ(-EINVAL, user_register(ufd, "a b", user_guid));
+	EXPECT_EQ(-EINVAL, user_register(ufd, "a\nb", user_guid));
+	EXPECT_EQ(-EINVAL, user_register(ufd, "a/b", user_guid));
 	/* A kernel provider's GUID is not to be had while it is there. */
 	EXPECT_EQ(-EEXIST, user_register(ufd, "squat", sample_guid));
 	ASSERT_EQ(0, user_register(ufd, "user-prov", user_guid));
