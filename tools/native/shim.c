@@ -415,15 +415,13 @@ int vm_insert_page(struct vm_area_struct *vma, unsigned long addr,
 
 /* ---- tasks ---- */
 
-static __thread struct task_struct *task_self;
+__thread struct task_struct *native_task;
 
-struct task_struct *native_current(void)
+struct task_struct *native_task_init(void)
 {
-	struct task_struct *t = task_self;
+	struct task_struct *t;
 	pthread_condattr_t ca;
 
-	if (likely(t))
-		return t;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		native_die("task");
@@ -435,7 +433,7 @@ struct task_struct *native_current(void)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	task_self = t;
+	native_task = t;
 	return t;
 }
 

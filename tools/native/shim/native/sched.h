@@ -63,7 +63,15 @@ struct task_struct {
 #define TASK_INTERRUPTIBLE	1
 #define TASK_UNINTERRUPTIBLE	2
 
-struct task_struct *native_current(void);
+/* One thread-local load, as the kernel's %gs-relative one. */
+extern __thread struct task_struct *native_task;
+struct task_struct *native_task_init(void);
+static __always_inline struct task_struct *native_current(void)
+{
+	struct task_struct *t = native_task;
+
+	return likely(t) ? t : native_task_init();
+}
 #define current			native_current()
 
 /* 0 in a task; the nesting depth of interrupt writers otherwise. */
