@@ -662,8 +662,9 @@ static void *reader_main(void *arg)
 {
 	struct ketw_cpu_stats st, prev[MAX_CPUS];
 	u64 s = opt_seed ^ 0x72656164, got, pass = 0;
+	u32 commits[MAX_CPUS];
 	unsigned int cpu;
-	int req;
+	int req, noted = 0;
 
 	(void)arg;
 	memset(prev, 0, sizeof(prev));
@@ -683,13 +684,27 @@ static void *reader_main(void *arg)
 				bad(&checks[cpu], (int)cpu, CK_COUNT, "stats went back");
 			prev[cpu] = st;
 		}
+		if (pass % 64 == 32) {
+			/* What FLUSH and poll() ask, live; checked when drained. */
+			ketw_ring_commits(ring, commits);
+			noted = 1;
+			(void)ketw_ring_above_watermark(ring);
+			(void)ketw_ring_full(ring, KETW_RECORD_SPAN(
+				KETW_EVENT_HEADER_SIZE + sizeof(struct stress_ev) +
+				var->max_fill));
+		}
 		req = __atomic_load_n(&drain_req, __ATOMIC_ACQUIRE);
 		if (got)
 			continue;
 		if (req != __atomic_load_n(&drained, __ATOMIC_RELAXED)) {
 			/* Writers are parked: once empty, it stays so. */
-			if (ketw_ring_empty(ring))
+			if (ketw_ring_empty(ring)) {
+				/* Everything committed before is consumed now. */
+				if (noted && !ketw_ring_consumed_all(ring, commits))
+					bad(&checks[0], 0, CK_COUNT,
+					    "drained, but not consumed up to noted commits");
 				__atomic_store_n(&drained, req, __ATOMIC_RELEASE);
+			}
 			continue;
 		}
 		/* Nothing: sleep until a writer's irq_work wakes us, or 2 ms. */
