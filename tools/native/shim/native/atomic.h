@@ -8,8 +8,9 @@
  *   the kernel documents: READ_ONCE/WRITE_ONCE and local_t relaxed,
  *   smp_load_acquire/smp_store_release acquire/release, cmpxchg() fully
  *   ordered on success and relaxed on failure, cmpxchg_local() relaxed.
- *   Barriers are __atomic_thread_fence(). ThreadSanitizer ignores fences,
- *   so under it a write barrier (smp_wmb, smp_mb) also makes the marked
+ *   Barriers are __atomic_thread_fence(); under TSan, which does not
+ *   model fences, the kernel's x86-64 instructions, and a write barrier
+ *   (smp_wmb, smp_mb) also makes the marked
  *   stores that immediately follow it release stores, until the next
  *   other marked operation: that is what "smp_wmb(); WRITE_ONCE(x)" means
  *   to a reader that loads x with acquire, and exact where ring.c uses it
@@ -93,6 +94,23 @@ extern __thread int native_release_pending;
 
 #if NATIVE_C11
 
+/*
+ * The fences themselves. ThreadSanitizer does not model them (and gcc
+ * refuses them under -fsanitize=thread): on x86-64 give the hardware what
+ * the kernel gives it, a compiler barrier for acquire and release, a
+ * locked add for a full fence.
+ */
+#if NATIVE_TSAN && defined(__x86_64__)
+#define native_fence_full() \
+	__asm__ __volatile__("lock; addl $0,-4(%%rsp)" ::: "memory", "cc")
+#define native_fence_rel()	barrier()
+#define native_fence_acq()	barrier()
+#else
+#define native_fence_full()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define native_fence_rel()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define native_fence_acq()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+
 #define READ_ONCE(x) ({							\
 	native_hook();							\
 	native_op();							\
@@ -111,12 +129,12 @@ extern __thread int native_release_pending;
 	__atomic_store_n((p), (v), __ATOMIC_RELEASE);			\
 } while (0)
 #define smp_wmb() do {							\
-	__atomic_thread_fence(__ATOMIC_RELEASE);			\
+	native_fence_rel();						\
 	native_fence_w();						\
 } while (0)
-#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_rmb()	native_fence_acq()
 #define smp_mb() do {							\
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);			\
+	native_fence_full();						\
 	native_fence_w();						\
 } while (0)
 

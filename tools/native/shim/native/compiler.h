@@ -59,6 +59,8 @@ typedef unsigned int gfp_t;
 	__typeof__(b) __min_b = (b);			\
 	(void)(&__min_a == &__min_b);			\
 	__min_a < __min_b ? __min_a : __min_b; })
+#define min_t(t, a, b)		min((t)(a), (t)(b))
+#define max_t(t, a, b)		max((t)(a), (t)(b))
 #define max(a, b) ({					\
 	__typeof__(a) __max_a = (a);			\
 	__typeof__(b) __max_b = (b);			\
