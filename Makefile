@@ -56,6 +56,9 @@ help:
 	@echo '  tools         build tools/ketw/ketw (make -C tools)'
 	@echo '  selftests     build selftests/ketw/*.c into build/selftests/ketw/'
 	@echo '  unit          host unit tests (make -C tools test)'
+	@echo '  native-test   module/ring.c built natively: nesting explorer, stress under'
+	@echo '                ThreadSanitizer and UBSan (tools/native/README.md)'
+	@echo '  native-bench  ns/event of ketw_ring_write() natively, against reference rings'
 	@echo '  scripts-test  host tests of the harness (scripts/tests/)'
 	@echo '  check         deps + all + unit + scripts-test + fuzz-check + the selftests'
 	@echo '                in a QEMU guest, on Debian'"'"'s kernel and on a KASAN+lockdep one'
@@ -120,6 +123,7 @@ check: deps
 	$(MAKE) kver
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) native-test
 	$(MAKE) scripts-test
 	$(MAKE) -C tools fuzz-check
 	$(MAKE) vm-check
@@ -202,10 +206,20 @@ BENCH_VM_DEBUG ?=
 bench: deps
 	$(MAKE) kver
 	$(MAKE) module tools bench-tools
+	$(MAKE) native-bench
 	$(MAKE) vm-bench
 
 bench-tools:
 	$(MAKE) -C tools/bench
+
+# module/ring.c built in user space against a shim (tools/native/README.md):
+# host tests in make check, host figures in make bench.
+.PHONY: native-test native-bench
+native-test:
+	$(MAKE) -C tools/native test
+
+native-bench:
+	$(MAKE) -C tools/native bench
 
 vm-bench:
 	KETW_TESTS_DIR= KETW_BENCH_FILES="$(BENCH_FILES)" \
@@ -231,4 +245,5 @@ clean:
 		$(MAKE) -C "$$KDIR" M=$(TOP) clean
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
 	-[ ! -f tools/bench/Makefile ] || $(MAKE) -C tools/bench clean
+	-[ ! -f tools/native/Makefile ] || $(MAKE) -C tools/native clean
 	rm -rf $(BUILD)

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ns per event of ketw_ring_write() on this machine's CPU, natively:
+ * module/ring.c built with the kernel's x86-64 primitives (non-LOCKed
+ * local_t operations, LOCK CMPXCHG for cmpxchg()), -O2, one writer, LOOP,
+ * a 4 MiB area per CPU that wraps all the time, KETW_CLOCK_MONO (clock.h's
+ * inline TSC read). Beside it, in the same process and interleaved run
+ * by run, two references that write the same records (same header, same
+ * clock, same sequence numbers, the same LOOP bookkeeping: oldest moved
+ * over whole records, overwritten counted, commit published):
+ *
+ *   spinlock   the same ring under a spinlock (LOCK CMPXCHG to take it,
+ *              a release store to drop it). In the kernel it would be a
+ *              raw_spin_lock_irqsave(), which also saves, disables and
+ *              restores interrupts: not counted here.
+ *   no sync    the same ring with no lock and no atomic at all: what the
+ *              record costs by itself (clock, header, copy, bookkeeping),
+ *              a floor no writer safe against interrupts can reach.
+ *
+ *   bench [--events N (200000)] [--runs R (21)] [--kb KB (4096)] [--out FILE]
+ *
+ * Each figure is the median of R timed runs of N events (the fastest in
+ * brackets); the machine is shared, so a single run means little.
+ */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <native/native.h>
+#include <ketw.h>
+#include "clock.h"
+#include "ring.h"
+
+#define U(x)		((unsigned long long)(x))
+#define MAX_RUNS	64
+
+static unsigned int opt_events = 200000;
+static unsigned int opt_runs = 21;
+static unsigned int opt_kb = 4096;
+static const char *opt_out;
+
+static const u8 guid[KETW_GUID_SIZE] = { 'b', 'e', 'n', 'c', 'h' };
+static const struct ketw_event_descriptor desc = {
+	.id = 1, .type = KETW_TYPE_INFO, .level = 4, .keyword = 1,
+};
+static u8 payload[256] __attribute__((aligned(8)));
+
+/* ---- the references: one ring, with or without a spinlock ---- */
+
+struct ref_ring {
+	int lock;
+	u32 reserve;		/* next record's position */
+	u32 commit;		/* what a reader may read */
+	u32 oldest;		/* first record not overwritten */
+	u32 mask;
+	u64 seq;
+	u64 last_ts;
+	u64 written, overwritten;
+	void *data;
+} __attribute__((aligned(64)));
+
+static __always_inline void ref_lock(int *l)
+{
+	int zero = 0;
+
+	while (!__atomic_compare_exchange_n(l, &zero, 1, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		zero = 0;
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+	}
+}
+
+static __always_inline void ref_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static __always_inline bool ref_write(struct ref_ring *r, bool locked,
+				      const u8 *g,
+				      const struct ketw_event_descriptor *d,
+				      const void *data, u32 len)
+{
+	u32 size = KETW_EVENT_HEADER_SIZE + len, span = KETW_RECORD_SPAN(size);
+	u32 area = r->mask + 1, pos, start, end;
+	struct ketw_event_header *h;
+	u64 ts = ketw_clock_mono();
+
+	if (locked)
+		ref_lock(&r->lock);
+	pos = r->reserve;
+	start = pos;
+	if ((pos & r->mask) + span > area)
+		start = pos + area - (pos & r->mask);
+	end = start + span;
+	/* LOOP: release whole records until [end - area, end) is free. */
+	while ((s32)(r->oldest - (end - area)) < 0) {
+		h = r->data + (r->oldest & r->mask);
+		r->overwritten += !(h->flags & KETW_RECORD_PADDING);
+		r->oldest += KETW_RECORD_SPAN(h->size);
+	}
+	if (start != pos) {
+		h = r->data + (pos & r->mask);
+		h->size = start - pos;
+		h->flags = KETW_RECORD_PADDING;
+	}
+	if (ts < r->last_ts)
+		ts = r->last_ts;
+	r->last_ts = ts;
+	h = r->data + (start & r->mask);
+	*(u64 *)((u8 *)h + span - sizeof(u64)) = 0;
+	h->size = size;
+	h->type = d->type;
+	h->level = d->level;
+	h->version = d->version;
+	h->flags = 0;
+	h->event_id = d->id;
+	h->cpu = 0;
+	h->thread_id = 0;
+	h->process_id = 0;
+	h->sequence = r->seq++;
+	h->timestamp = ts;
+	h->keyword = d->keyword;
+	memcpy(h->provider_guid, g, KETW_GUID_SIZE);
+	memcpy(h + 1, data, len);
+	r->written++;
+	r->reserve = end;
+	__atomic_store_n(&r->commit, end, __ATOMIC_RELEASE);
+	if (locked)
+		ref_unlock(&r->lock);
+	return true;
+}
+
+static noinline bool spin_write(struct ref_ring *r, const u8 *g,
+						 const struct ketw_event_descriptor *d,
+						 const void *data, u32 len)
+{
+	return ref_write(r, true, g, d, data, len);
+}
+
+static noinline bool nosync_write(struct ref_ring *r, const u8 *g,
+						   const struct ketw_event_descriptor *d,
+						   const void *data, u32 len)
+{
+	return ref_write(r, false, g, d, data, len);
+}
+
+/* ---- timing ---- */
+
+enum impl { KETW, SPIN, NOSYNC, NR_IMPLS };
+static const char *const impl_names[NR_IMPLS] = {
+	"ketw_ring_write", "spinlock ring", "no-sync ring",
+};
+
+static struct ketw_ring *kring;
+static struct ref_ring refs[NR_IMPLS];
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+static void run(enum impl im, u32 len, unsigned int n)
+{
+	unsigned int i;
+
+	switch (im) {
+	case KETW:
+		for (i = 0; i < n; i++)
+			ketw_ring_write(kring, guid, &desc, payload, len, 0);
+		break;
+	case SPIN:
+		for (i = 0; i < n; i++)
+			spin_write(&refs[SPIN], guid, &desc, payload, len);
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			nosync_write(&refs[NOSYNC], guid, &desc, payload, len);
+		break;
+	}
+}
+
+static double timed(enum impl im, u32 len, unsigned int n)
+{
+	u64 t0 = now_ns();
+
+	run(im, len, n);
+	return (double)(now_ns() - t0) / n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double clock_ns(void)
+{
+	double v[11];
+	unsigned int r, i;
+	u64 sum = 0, t0;
+
+	for (r = 0; r < 11; r++) {
+		t0 = now_ns();
+		for (i = 0; i < 1000000; i++)
+			sum += ketw_clock_mono();
+		v[r] = (double)(now_ns() - t0) / 1e6;
+	}
+	__asm__ __volatile__("" :: "r"(sum));
+	qsort(v, 11, sizeof(v[0]), cmp_double);
+	return v[5];
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'n' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "kb", required_argument, NULL, 'k' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const u32 sizes[] = { 8, 64, 256 };
+	double t[NR_IMPLS][MAX_RUNS], med[3][NR_IMPLS], best[3][NR_IMPLS];
+	struct ketw_ring_config cfg = { .policy = KETW_POLICY_LOOP,
+					.clock = KETW_CLOCK_MONO };
+	struct ketw_cpu_stats st;
+	unsigned int s, r, warm;
+	char line[4096];
+	size_t off = 0;
+	cpu_set_t set;
+	FILE *out;
+	int o, im;
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			opt_events = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			opt_runs = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'k':
+			opt_kb = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			opt_out = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: bench [--events N] [--runs R] [--kb KB] [--out FILE]\n");
+			return 2;
+		}
+	}
+	if (!opt_events || !opt_runs || opt_kb < 4 || (opt_kb & (opt_kb - 1))) {
+		fprintf(stderr, "bench: --events, --runs > 0; --kb a power of two >= 4\n");
+		return 2;
+	}
+	/* Stay on the CPU we start on: no migration inside a run. */
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	sched_setaffinity(0, sizeof(set), &set);
+
+	native_init(1, ((size_t)opt_kb << 10) * (NR_IMPLS + 1) + (8UL << 20));
+	native_set_cpu(0);
+	cfg.size = opt_kb << 10;
+	cfg.watermark = cfg.size / 2;
+	kring = ketw_ring_alloc(&cfg);
+	if (IS_ERR(kring)) {
+		fprintf(stderr, "bench: ketw_ring_alloc failed\n");
+		return 1;
+	}
+	for (im = SPIN; im < NR_IMPLS; im++) {
+		refs[im].mask = cfg.size - 1;
+		refs[im].data = aligned_alloc(PAGE_SIZE, cfg.size);
+		if (!refs[im].data)
+			return 1;
+		memset(refs[im].data, 0, cfg.size);
+	}
+	for (s = 0; s < sizeof(payload); s++)
+		payload[s] = (u8)(s * 7 + 1);
+
+	if (opt_runs > MAX_RUNS)
+		opt_runs = MAX_RUNS;
+	for (s = 0; s < 3; s++) {
+		/* Wrap each ring twice before timing: LOOP overwrites from then on. */
+		warm = 2 * cfg.size / KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + sizes[s]) + 1;
+		for (im = 0; im < NR_IMPLS; im++)
+			run(im, sizes[s], warm);
+		/* Interleaved: each run of each, in turn, shares the noise. */
+		for (r = 0; r < opt_runs; r++)
+			for (im = 0; im < NR_IMPLS; im++)
+				t[im][r] = timed(im, sizes[s], opt_events);
+		for (im = 0; im < NR_IMPLS; im++) {
+			qsort(t[im], opt_runs, sizeof(double), cmp_double);
+			med[s][im] = t[im][opt_runs / 2];
+			best[s][im] = t[im][0];
+		}
+	}
+
+	ketw_ring_stats_cpu(kring, 0, &st);
+	off += snprintf(line + off, sizeof(line) - off,
+			"native ns/event: one writer, LOOP, %u KiB per CPU wrapping, clock %s (%.2f ns a read)\n"
+			"median of %u interleaved runs of %u events, the fastest in brackets\n\n"
+			"%-8s %-18s %-18s %-7s %-18s %s\n",
+			opt_kb, native_tsc_hz() ? "ketw_clock_mono (TSC)" : "ktime_get_mono_fast_ns",
+			clock_ns(), opt_runs, opt_events, "payload", impl_names[KETW],
+			impl_names[SPIN], "ratio", impl_names[NOSYNC], "ratio");
+	for (s = 0; s < 3; s++) {
+		char a[32], b[32], c[32];
+
+		snprintf(a, sizeof(a), "%.1f (%.1f)", med[s][KETW], best[s][KETW]);
+		snprintf(b, sizeof(b), "%.1f (%.1f)", med[s][SPIN], best[s][SPIN]);
+		snprintf(c, sizeof(c), "%.1f (%.1f)", med[s][NOSYNC], best[s][NOSYNC]);
+		off += snprintf(line + off, sizeof(line) - off,
+				"%3u B    %-18s %-18s %-7.2f %-18s %.2f\n", sizes[s], a,
+				b, med[s][KETW] / med[s][SPIN], c,
+				med[s][KETW] / med[s][NOSYNC]);
+	}
+	off += snprintf(line + off, sizeof(line) - off,
+			"\nratio: ketw_ring_write's median over the reference's (below 1: ketw is faster).\n"
+			"ketw ring: %llu written, %llu overwritten, %llu lost.\n",
+			U(st.written), U(st.overwritten),
+			U(st.lost_full + st.lost_busy + st.lost_nested));
+	fputs(line, stdout);
+	if (opt_out) {
+		out = fopen(opt_out, "w");
+		if (out) {
+			fputs(line, out);
+			fclose(out);
+		}
+	}
+	ketw_ring_free(kring);
+	native_exit();
+	return 0;
+}

@@ -1,0 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Native shim: see tools/native/shim/native/. */
+#include <native/mm.h>
+#include <native/sched.h>
