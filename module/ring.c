@@ -50,13 +50,19 @@
 /*
  * The reserve word: sequence number (high half), producer position (low
  * half, 8-aligned) and in bit 0 the "lost" flag: events were lost since
- * the last record stored. Claiming space, a number and the flag in one
+ * the last record stored; with it, in bits 1-2, the nesting depth of the
+ * writer that set it, whose note (lost_ts[], lost_seq[]) the OVERFLOW and
+ * RESUME records take. Claiming space, a number and the flag in one
  * cmpxchg means that whatever interrupts a writer gets all three strictly
  * after, or strictly before, it.
  */
 #define RB_SEQ_SHIFT	32
 #define RB_LOST		1UL
-#define RB_POS(w)	((u32)(w) & ~(u32)RB_LOST)
+#define RB_DEPTH_SHIFT	1
+#define RB_DEPTH_MASK	(3UL << RB_DEPTH_SHIFT)
+#define RB_DEPTH(w)	(((w) & RB_DEPTH_MASK) >> RB_DEPTH_SHIFT)
+#define RB_NR_DEPTHS	4	/* task, softirq, hardirq, NMI */
+#define RB_POS(w)	((u32)(w) & ~(u32)(RB_LOST | RB_DEPTH_MASK))
 
 #define RB_SYS_SPAN(payload) \
 	KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + sizeof(payload))
@@ -118,8 +124,9 @@ struct rb_cpu {
 	u32 mask;
 	u64 seq_hint;		/* a recent full sequence number */
 	u64 last_ts;		/* the latest timestamp handed out */
-	u64 lost_ts;		/* first event lost since the last record ... */
-	u64 lost_seq;		/* ... and its sequence number */
+	/* Per nesting depth: the first event lost since the last record ... */
+	u64 lost_ts[RB_NR_DEPTHS];
+	u64 lost_seq[RB_NR_DEPTHS];	/* ... and its sequence number */
 	void *data;
 	struct rb_meta *meta;
 	struct ketw_ring *ring;
@@ -166,6 +173,24 @@ static __always_inline u64 rb_clock(u32 clock)
 		return local_clock();
 	default:
 		return ketw_clock_mono();
+	}
+}
+
+/*
+ * Note @ts as handed out, unless a later one is: last_ts only grows. A
+ * writer stores its time after its cmpxchg, and one nested in between
+ * may have stored a later time already (found by tools/native's nest).
+ * Only writers of this CPU race here.
+ */
+static __always_inline void rb_note_ts(struct rb_cpu *cb, u64 ts)
+{
+	u64 last = READ_ONCE(cb->last_ts), prev;
+
+	while (last < ts) {
+		prev = cmpxchg_local(&cb->last_ts, last, ts);
+		if (prev == last)
+			break;
+		last = prev;
 	}
 }
 
@@ -519,8 +544,16 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 		 * since we read it, it claimed from the same t (records we
 		 * counted it found claimed, or the reverse), so start again.
 		 */
-		if (cmpxchg_local(&cb->oldest, t, to) == t)
+		if (cmpxchg_local(&cb->oldest, t, to) == t) {
+			/*
+			 * The new oldest before our bytes over the records:
+			 * a snapshot that read them reads it too (pairs with
+			 * smp_rmb() in rb_snapshot()). The claim's cmpxchg
+			 * orders nothing when the reader had taken them all.
+			 */
+			smp_wmb();
 			break;
+		}
 	}
 }
 
@@ -575,23 +608,33 @@ static noinline void *rb_fill_lost(struct rb_cpu *cb, void *rec, u32 cpu,
 /*
  * Count an event lost and set the lost flag. The first loser of an
  * episode (flag clear) notes its time and number for the OVERFLOW record
- * before its cmpxchg; only the writer whose cmpxchg sets the flag has
- * the earliest number, and a note a nested writer wrote before ours
- * failed its cmpxchg is rewritten on our retry.
+ * before its cmpxchg, in the note of its own nesting depth, and puts its
+ * depth in the word with the flag: only the writer whose cmpxchg sets the
+ * flag has the earliest number. A note per depth, because writers nested
+ * in ours may store a record and open an episode of their own between our
+ * note and our cmpxchg, which then fails: were there one note, ours
+ * (stale now) would overwrite theirs. Contexts nest strictly, so no other
+ * writer at our depth runs until we are done.
  */
 static void rb_lose(struct ketw_ring *ring, struct rb_cpu *cb,
 		    local_t *counter, unsigned long old)
 {
-	unsigned long new;
+	unsigned long d, flag, new;
 
+	/* The caller counts itself in committing: depth 0 is the outermost. */
+	d = min_t(unsigned long, local_read(&cb->committing) - 1,
+		  RB_NR_DEPTHS - 1);
 	for (;;) {
 		if (!(old & RB_LOST)) {
-			WRITE_ONCE(cb->lost_ts, rb_now(ring, cb));
-			WRITE_ONCE(cb->lost_seq,
+			WRITE_ONCE(cb->lost_ts[d], rb_now(ring, cb));
+			WRITE_ONCE(cb->lost_seq[d],
 				   rb_widen_seq(READ_ONCE(cb->seq_hint),
 						old >> RB_SEQ_SHIFT));
+			flag = RB_LOST | d << RB_DEPTH_SHIFT;
+		} else {
+			flag = old & (RB_LOST | RB_DEPTH_MASK);
 		}
-		new = rb_word((old >> RB_SEQ_SHIFT) + 1, RB_POS(old)) | RB_LOST;
+		new = rb_word((old >> RB_SEQ_SHIFT) + 1, RB_POS(old)) | flag;
 		if (local_cmpxchg(&cb->reserve, old, new) == old)
 			break;
 		old = local_read(&cb->reserve);
@@ -657,8 +700,8 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 		nrec = span ? 1 : 0;
 		if (unlikely(old & RB_LOST)) {
 			/* Stable until the flag clears, which fails our cmpxchg. */
-			first_ts = READ_ONCE(cb->lost_ts);
-			first_seq = READ_ONCE(cb->lost_seq);
+			first_ts = READ_ONCE(cb->lost_ts[RB_DEPTH(old)]);
+			first_seq = READ_ONCE(cb->lost_seq[RB_DEPTH(old)]);
 			need += RB_OVF_SPAN + RB_RES_SPAN;
 			nrec += 2;
 		} else if (!span) {
@@ -695,7 +738,7 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 
 	seq = rb_widen_seq(READ_ONCE(cb->seq_hint), seq32);
 	WRITE_ONCE(cb->seq_hint, seq + nrec - 1);
-	WRITE_ONCE(cb->last_ts, ts);
+	rb_note_ts(cb, ts);
 
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
 		rb_loop_release(cb, end);
@@ -805,7 +848,7 @@ bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 
 	seq = rb_widen_seq(READ_ONCE(cb->seq_hint), seq32);
 	WRITE_ONCE(cb->seq_hint, seq);
-	WRITE_ONCE(cb->last_ts, ts);
+	rb_note_ts(cb, ts);
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
 		rb_loop_release(cb, end);
 	rb_fill_commit(ring, cb, cb->data + (pos & mask), smp_processor_id(),
@@ -1120,7 +1163,7 @@ static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
 		/*
 		 * Our reads of the records before the load of oldest: what
 		 * writers released meanwhile they may have written over.
-		 * Pairs with the full barrier of their claim before writing.
+		 * Pairs with smp_wmb() after their move of oldest.
 		 */
 		smp_rmb();
 		o2 = READ_ONCE(cb->oldest);
