@@ -55,6 +55,9 @@
 enum ketwfs_kind {
 	KFS_ROOT,
 	KFS_HEADER_FORMAT,
+	KFS_BUFFER_USED,	/* buffer_used_kb */
+	KFS_MAX_BUFFER,		/* max_buffer_kb */
+	KFS_ERROR_LOG,
 	KFS_SESSIONS,		/* sessions/ */
 	KFS_SESSION,		/* sessions/NAME/ */
 	KFS_ENABLE,
@@ -67,6 +70,7 @@ enum ketwfs_kind {
 	KFS_EVENT_SET,
 	KFS_STATUS,
 	KFS_STATS,
+	KFS_BUFFER_TOTAL,	/* buffer_total_size_kb */
 	KFS_TRACE,
 	KFS_TRACE_PIPE,
 	KFS_PER_CPU,		/* sessions/NAME/per_cpu/ */
@@ -135,13 +139,17 @@ struct ketwfs_entry {
 };
 
 static const struct ketwfs_entry ketwfs_root_entries[] = {
+	{ "buffer_used_kb",	KFS_BUFFER_USED,	S_IFREG | 0400 },
+	{ "error_log",		KFS_ERROR_LOG,		S_IFREG | 0600 },
 	{ "header_format",	KFS_HEADER_FORMAT,	S_IFREG | 0400 },
+	{ "max_buffer_kb",	KFS_MAX_BUFFER,		S_IFREG | 0600 },
 	{ "providers",		KFS_PROVIDERS,		S_IFDIR | 0500 },
 	{ "sessions",		KFS_SESSIONS,		S_IFDIR | 0700 },
 };
 
 static const struct ketwfs_entry ketwfs_session_entries[] = {
 	{ "buffer_size_kb",	KFS_BUFFER_SIZE_KB,	S_IFREG | 0600 },
+	{ "buffer_total_size_kb", KFS_BUFFER_TOTAL,	S_IFREG | 0400 },
 	{ "clock",		KFS_CLOCK,		S_IFREG | 0600 },
 	{ "enable",		KFS_ENABLE,		S_IFREG | 0600 },
 	{ "event_set",		KFS_EVENT_SET,		S_IFREG | 0600 },
@@ -643,6 +651,20 @@ static const struct file_operations ketwfs_dir_fops = {
 };
 
 /* mkdir sessions/NAME: a session with the defaults of KETW_IOC_CREATE. */
+/*
+ * A refusal for memory (ENOMEM, ENOBUFS) of session @name's buffers,
+ * @need bytes, by @what (mkdir or a file): error_log says why in numbers.
+ */
+static void ketwfs_log_memory(const char *name, const char *what, u64 need,
+			      int err)
+{
+	char why[160];
+
+	ketw_mem_explain(why, sizeof(why), need, err);
+	ketw_errlog_add("sessions/%.*s: %s: %s", KETW_NAME_MAX, name, what,
+			why);
+}
+
 static int ketwfs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 			struct dentry *dentry, umode_t mode)
 {
@@ -670,6 +692,8 @@ static int ketwfs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 	strscpy(ketwfs_i(inode)->session, attr.name, KETW_NAME_MAX);
 	err = ketw_session_create(&attr, &s);
 	if (err) {
+		if (err == -ENOMEM || err == -ENOBUFS)
+			ketwfs_log_memory(attr.name, "mkdir", attr.memory, err);
 		iput(inode);
 		return err;
 	}
@@ -982,6 +1006,9 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 	case KFS_BUFFER_SIZE_KB:
 		seq_printf(m, "%u\n", a.buffer_kb);
 		break;
+	case KFS_BUFFER_TOTAL:
+		seq_printf(m, "%llu\n", a.memory / 1024);
+		break;
 	case KFS_POLICY:
 		seq_printf(m, "%s\n", ketwfs_name(ketwfs_policies,
 						  ARRAY_SIZE(ketwfs_policies),
@@ -1195,6 +1222,15 @@ static int ketwfs_show(struct seq_file *m, void *v)
 	switch (ki->kind) {
 	case KFS_HEADER_FORMAT:
 		ketwfs_show_header_format(m);
+		return 0;
+	case KFS_BUFFER_USED:
+		seq_printf(m, "%llu\n", ketw_mem_used_bytes() / 1024);
+		return 0;
+	case KFS_MAX_BUFFER:
+		seq_printf(m, "%llu\n", ketw_mem_cap() / 1024);
+		return 0;
+	case KFS_ERROR_LOG:
+		ketw_errlog_show(m);
 		return 0;
 	case KFS_PROVIDER_GUID:
 	case KFS_EVENT_ID:
@@ -1483,7 +1519,8 @@ static int ketwfs_write_enable(struct ketwfs_inode *ki, const char *val)
 }
 
 /* buffer_size_kb, policy, max_data_size, clock, rundown. */
-static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val)
+static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
+			     const char *file)
 {
 	struct ketw_session_attr a;
 	struct ketw_session *s;
@@ -1552,6 +1589,8 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val)
 		break;
 	}
 	err = ketw_session_set_attr(s, &a);
+	if (err == -ENOMEM || err == -ENOBUFS)
+		ketwfs_log_memory(ki->session, file, a.memory, err);
 	ketw_session_put(s);
 	return err;
 }
@@ -1598,6 +1637,14 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 		err = ketwfs_write_enable(ki, val);
 		goto out;
 	}
+	if (ki->kind == KFS_MAX_BUFFER) {
+		err = ketw_mem_set_cap(val);
+		goto out;
+	}
+	if (ki->kind == KFS_ERROR_LOG) {
+		ketw_errlog_clear();	/* any write, as tracefs's */
+		goto out;
+	}
 	if (mutex_lock_interruptible(&ketwfs_write_mutex)) {
 		err = -ERESTARTSYS;
 		goto out;
@@ -1610,7 +1657,8 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 		err = ketwfs_write_event_set(ki, val);
 		break;
 	default:
-		err = ketwfs_write_attr(ki, val);
+		err = ketwfs_write_attr(ki, val,
+					file->f_path.dentry->d_name.name);
 		break;
 	}
 	mutex_unlock(&ketwfs_write_mutex);
@@ -2307,6 +2355,8 @@ static const struct file_operations *ketwfs_fops_of(u8 kind)
 	case KFS_RUNDOWN:
 	case KFS_SESSION_PROVIDERS:
 	case KFS_EVENT_SET:
+	case KFS_MAX_BUFFER:
+	case KFS_ERROR_LOG:
 		return &ketwfs_ctl_fops;
 	case KFS_TRACE:
 		return &ketwfs_trace_fops;

@@ -188,8 +188,16 @@ int ketw_write_flags(struct ketw_provider *prov,
 /* boot.c */
 int ketw_boot_sessions_start(void);
 
+/* errlog.c */
+struct seq_file;
+__printf(1, 2) void ketw_errlog_add(const char *fmt, ...);
+void ketw_errlog_show(struct seq_file *m);
+void ketw_errlog_clear(void);
+
 /* memory.c */
 u64 ketw_mem_need(u32 size);
+int ketw_mem_set_cap(const char *val);
+int ketw_mem_explain(char *buf, size_t len, u64 need, int err);
 u64 ketw_mem_cap(void);
 int ketw_mem_charge(u64 need);
 void ketw_mem_uncharge(u64 need);

@@ -36,17 +36,30 @@ u64 ketw_mem_cap(void)
 	return kb ? (u64)kb * SZ_1K : ketw_ram_bytes() / 4;
 }
 
-static int ketw_max_set(const char *val, const struct kernel_param *kp)
+/**
+ * ketw_mem_set_cap() - set max_buffer_kb
+ * @val: KiB as text; 0 for a quarter of RAM.
+ *
+ * Sessions already there keep their buffers.
+ *
+ * Return: 0; -EINVAL for a bad number or more than the machine has.
+ */
+int ketw_mem_set_cap(const char *val)
 {
 	unsigned long kb;
 	int err = kstrtoul(val, 0, &kb);
 
 	if (err)
-		return err;
+		return -EINVAL;
 	if (kb > ketw_ram_bytes() / SZ_1K)
 		return -EINVAL;		/* more than the machine has */
 	WRITE_ONCE(ketw_max_buffer_kb, kb);
 	return 0;
+}
+
+static int ketw_max_set(const char *val, const struct kernel_param *kp)
+{
+	return ketw_mem_set_cap(val);
 }
 
 static int ketw_max_get(char *buf, const struct kernel_param *kp)
@@ -148,4 +161,30 @@ u64 ketw_mem_used_bytes(void)
 	used = ketw_mem_used;
 	spin_unlock(&ketw_mem_lock);
 	return used;
+}
+
+/**
+ * ketw_mem_explain() - why ketw_mem_charge() refused @need bytes, in words
+ * @buf:  where the text goes.
+ * @len:  its size.
+ * @need: what was asked for.
+ * @err:  what ketw_mem_charge() (or the allocation) returned.
+ *
+ * Return: the length of the text.
+ */
+int ketw_mem_explain(char *buf, size_t len, u64 need, int err)
+{
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+	u64 margin = ketw_mem_margin();
+
+	if (err == -ENOBUFS)
+		return scnprintf(buf, len,
+				 "its buffers need %llu KiB, over max_buffer_kb: %llu of %llu KiB in use",
+				 need / SZ_1K, ketw_mem_used_bytes() / SZ_1K,
+				 ketw_mem_cap() / SZ_1K);
+	return scnprintf(buf, len,
+			 "its buffers need %llu KiB (%u cpus), %llu KiB available (MemAvailable less %llu KiB kept free)",
+			 need / SZ_1K, num_possible_cpus(),
+			 (avail > margin ? avail - margin : 0) / SZ_1K,
+			 margin / SZ_1K);
 }

@@ -8,6 +8,7 @@
  */
 #include "ketw_test.h"
 #include <sys/klog.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 
@@ -253,6 +254,77 @@ TEST_F(mem, tool_explains_refusal)
 		TH_LOG("%s", out);
 	EXPECT_EQ(-1, ketw_ref(self->fd, KETW_IOC_START, PREFIX "0"));
 	EXPECT_EQ(ENOENT, errno);
+}
+
+#define KFS	"/tmp/mem_ketwfs"
+
+static int kfs_put(const char *path, const char *v)
+{
+	return write_str(path, v);
+}
+
+static ssize_t kfs_get(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return n;
+}
+
+/* The same through ketwfs: the files, the refusals, and why. */
+TEST_F(mem, ketwfs_memory_files_and_error_log)
+{
+	char b[4096], want[64];
+	long long mem;
+	int n, err;
+
+	mkdir(KFS, 0700);
+	ASSERT_EQ(0, mount("none", KFS, "ketwfs", 0, NULL));
+	ASSERT_EQ(0, kfs_put(KFS "/error_log", ""));
+	ASSERT_EQ(0, kfs_put(KFS "/max_buffer_kb", "4096"));
+	EXPECT_EQ(4096, read_ll(PARAM("max_buffer_kb")));
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" PREFIX "fs", 0700));
+	mem = read_ll(KFS "/sessions/" PREFIX "fs/buffer_total_size_kb");
+	EXPECT_LT(2048, mem);
+	snprintf(want, sizeof(want), "%lld\n", mem);
+	ASSERT_LT(0, kfs_get(KFS "/buffer_used_kb", b, sizeof(b)));
+	EXPECT_EQ(mem, strtoll(b, NULL, 10));
+	/* Over the cap: ENOBUFS, and the log says by how much. */
+	EXPECT_EQ(-ENOBUFS, kfs_put(KFS "/sessions/" PREFIX "fs/buffer_size_kb", "8192"));
+	ASSERT_LT(0, kfs_get(KFS "/error_log", b, sizeof(b)));
+	EXPECT_NE(NULL, strstr(b, "sessions/" PREFIX "fs: buffer_size_kb: its buffers need "))
+		TH_LOG("%s", b);
+	EXPECT_NE(NULL, strstr(b, " KiB, over max_buffer_kb: ")) TH_LOG("%s", b);
+	/* The session kept its buffers. */
+	EXPECT_EQ(mem, read_ll(KFS "/sessions/" PREFIX "fs/buffer_total_size_kb"));
+	/* More than the machine has: ENOMEM from mkdir, with the numbers. */
+	ASSERT_EQ(0, kfs_put(KFS "/max_buffer_kb", "0"));
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" PREFIX "fs"));
+	snprintf(b, sizeof(b), "%lld", meminfo_kb("MemTotal"));
+	ASSERT_EQ(0, kfs_put(KFS "/max_buffer_kb", b));
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" PREFIX "fs", 0700));
+	/* Others take what there is; then 64 MiB a CPU more is refused. */
+	n = fill(self->fd, &err);
+	EXPECT_EQ(-ENOMEM, err);
+	EXPECT_EQ(-ENOMEM, kfs_put(KFS "/sessions/" PREFIX "fs/buffer_size_kb", "65536"));
+	EXPECT_EQ(0, unfill(self->fd, n));
+	ASSERT_LT(0, kfs_get(KFS "/error_log", b, sizeof(b)));
+	EXPECT_NE(NULL, strstr(b, "sessions/" PREFIX "fs: buffer_size_kb: its buffers need 131"))
+		TH_LOG("%s", b);
+	EXPECT_NE(NULL, strstr(b, " KiB available (MemAvailable less ")) TH_LOG("%s", b);
+	/* Any write clears it. */
+	ASSERT_EQ(0, kfs_put(KFS "/error_log", "0"));
+	EXPECT_EQ(0, kfs_get(KFS "/error_log", b, sizeof(b)));
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" PREFIX "fs"));
+	EXPECT_EQ(0, umount(KFS));
+	(void)want;
 }
 
 TEST_HARNESS_MAIN
