@@ -175,6 +175,7 @@ vm-check-kasan vm-check-kcsan: vm-check-%: kmod-% selftests
 	VMLINUZ=$$kdir/arch/x86/boot/bzImage \
 	INITRD=$(BUILD)/initramfs-$*.cpio.gz VM_DIR=$(BUILD)/vm-$* \
 	VM_TIMEOUT=$(DEBUG_VM_TIMEOUT) VM_APPEND="$(CHECK_APPEND) $(VM_APPEND)" \
+	$(if $(filter kcsan,$*),KCSAN_MODULES='\\[ketw') \
 		$(TOP)/scripts/run-vm.sh check
 
 demo: deps

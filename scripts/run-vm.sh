@@ -20,6 +20,8 @@
 #   VM_QEMU_EXTRA more QEMU arguments, split on spaces (a monitor socket
 #                 to look at a hung guest: -monitor unix:PATH,server,nowait)
 #   DMESG_ALLOW   extended regex of dmesg lines that are not failures
+#   KCSAN_MODULES awk regex (as -v sees it, so '\\[ketw'): fail only on
+#                 KCSAN reports whose stacks match it
 #   BENCH_OUT     bench: where the table goes (default build/bench.txt)
 set -euo pipefail
 
@@ -115,6 +117,21 @@ klines=(cat "$klog")
 if [ $done = 0 ]; then
 	klog=$con
 	klines=(grep -E '^\[ *[0-9]+\.[0-9]+\] ' "$klog")
+fi
+# KCSAN_MODULES (see above): a KCSAN kernel reports data
+# races anywhere in the kernel; only a report whose stacks show those
+# modules' code fails the run. The others are counted.
+if [ -n "${KCSAN_MODULES:-}" ]; then
+	kcsan=$("${klines[@]}" | awk -v mods="$KCSAN_MODULES" '
+		/BUG: KCSAN:/ { inr = 1; head = $0; hit = 0; n++; next }
+		inr && /^(\[ *[0-9.]+\] )?=+$/ { if (hit) print head; inr = 0; next }
+		inr && $0 ~ mods { hit = 1 }
+		END { print "@@total " n + 0 }')
+	kcsan_total=$(sed -n 's/^@@total //p' <<<"$kcsan")
+	kcsan_ours=$(grep -v '^@@total ' <<<"$kcsan" || true)
+	echo "  KCSAN   $kcsan_total report(s) in the kernel log, $(grep -c . <<<"$kcsan_ours" || true) in ketw's modules"
+	[ -z "$kcsan_ours" ] || fail "KCSAN reports a data race in ketw: $(head -n1 <<<"$kcsan_ours")"
+	DMESG_ALLOW="$DMESG_ALLOW|BUG: KCSAN:"
 fi
 kbad=$("${klines[@]}" | grep -E "$DMESG_BAD" | grep -Ev "$DMESG_ALLOW" |
 	grep -Fv "$DMESG_BENIGN" || true)
