@@ -17,29 +17,15 @@ static char *ketw_boot;
 module_param_named(boot, ketw_boot, charp, 0444);
 MODULE_PARM_DESC(boot, "sessions to start at load: NAME[,OPTION...][;NAME...], options buffer_kb=, policy=loop|until-full|flush, clock=mono|boot|local, level=, any=, all=, max_data=, no_rundown, provider=NAME[:LEVEL[:KEYWORDS]]");
 
-static const char *const ketw_boot_policies[] = {
-	[KETW_POLICY_LOOP] = "loop",
-	[KETW_POLICY_UNTIL_FULL] = "until-full",
-	[KETW_POLICY_FLUSH] = "flush",
-};
-
-static const char *const ketw_boot_clocks[] = {
-	[KETW_CLOCK_MONO] = "mono",
-	[KETW_CLOCK_BOOT] = "boot",
-	[KETW_CLOCK_LOCAL] = "local",
-};
-
-static int ketw_boot_word(const char *const *words, size_t nr,
-			  const char *s, u32 *out)
+/* A policy or clock word (names.c) into @out. */
+static int ketw_boot_word(int (*parse)(const char *s), const char *s, u32 *out)
 {
-	size_t i;
+	int i = parse(s);
 
-	for (i = 0; i < nr; i++)
-		if (words[i] && !strcmp(words[i], s)) {
-			*out = i;
-			return 0;
-		}
-	return -EINVAL;
+	if (i < 0)
+		return i;
+	*out = i;
+	return 0;
 }
 
 /* One provider=NAME[:LEVEL[:KEYWORDS]] into @req (name and filter). */
@@ -113,12 +99,10 @@ static int ketw_boot_session(unsigned int n, char *spec)
 		else if (!strcmp(opt, "all"))
 			err = kstrtou64(val, 0, &attr->match_all);
 		else if (!strcmp(opt, "policy"))
-			err = ketw_boot_word(ketw_boot_policies,
-					     ARRAY_SIZE(ketw_boot_policies), val,
+			err = ketw_boot_word(ketw_policy_parse, val,
 					     &attr->policy);
 		else if (!strcmp(opt, "clock"))
-			err = ketw_boot_word(ketw_boot_clocks,
-					     ARRAY_SIZE(ketw_boot_clocks), val,
+			err = ketw_boot_word(ketw_clock_parse, val,
 					     &attr->clock);
 		else if (!strcmp(opt, "provider") && nr < KETW_MAX_ENABLES)
 			err = ketw_boot_provider(val, &reqs[nr++]);

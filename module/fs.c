@@ -750,52 +750,9 @@ static const struct inode_operations ketwfs_file_iops = {
 
 /* ---- text ---- */
 
-static const char *const ketwfs_policies[] = {
-	[KETW_POLICY_LOOP]		= "loop",
-	[KETW_POLICY_UNTIL_FULL]	= "until-full",
-	[KETW_POLICY_FLUSH]		= "flush",
-};
-
-static const char *const ketwfs_clocks[] = {
-	[KETW_CLOCK_MONO]	= "mono",
-	[KETW_CLOCK_BOOT]	= "boot",
-	[KETW_CLOCK_LOCAL]	= "local",
-};
-
-static const char *const ketwfs_states[] = {
-	[KETW_STATE_CREATED]	= "created",
-	[KETW_STATE_RUNNING]	= "running",
-	[KETW_STATE_SUSPENDED]	= "suspended",
-};
-
-static const char *const ketwfs_sys_events[] = {
-	[KETW_SYS_START]	= "START",
-	[KETW_SYS_STOP]		= "STOP",
-	[KETW_SYS_FILTER]	= "FILTER",
-	[KETW_SYS_OVERFLOW]	= "OVERFLOW",
-	[KETW_SYS_RESUME]	= "RESUME",
-	[KETW_SYS_FLUSH_START]	= "FLUSH_START",
-	[KETW_SYS_FLUSH_STOP]	= "FLUSH_STOP",
-	[KETW_SYS_ERROR]	= "ERROR",
-	[KETW_SYS_PROVIDER]	= "PROVIDER",
-	[KETW_SYS_EVENT_DESC]	= "EVENT_DESC",
-	[KETW_SYS_TASK]		= "TASK",
-};
-
 static const char *ketwfs_name(const char *const *names, size_t nr, u32 i)
 {
 	return i < nr && names[i] ? names[i] : "?";
-}
-
-/* The index of @s in @names, or -EINVAL. */
-static int ketwfs_match(const char *const *names, size_t nr, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		if (names[i] && !strcmp(names[i], s))
-			return i;
-	return -EINVAL;
 }
 
 /*
@@ -902,9 +859,7 @@ static size_t ketwfs_format(char *buf, size_t cap,
 	n += scnprintf(buf + n, cap - n, " id=%u", h->event_id);
 	if (h->flags & KETW_RECORD_SYSTEM)
 		n += scnprintf(buf + n, cap - n, " sys=%s",
-			       ketwfs_name(ketwfs_sys_events,
-					   ARRAY_SIZE(ketwfs_sys_events),
-					   h->event_id));
+			       ketw_sys_event_name(h->event_id));
 	n += scnprintf(buf + n, cap - n,
 		       " type=%u level=%u ver=%u kw=0x%llx flags=0x%x len=%u data=",
 		       h->type, h->level, h->version, h->keyword, h->flags, len);
@@ -1010,17 +965,13 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 		seq_printf(m, "%llu\n", a.memory / 1024);
 		break;
 	case KFS_POLICY:
-		seq_printf(m, "%s\n", ketwfs_name(ketwfs_policies,
-						  ARRAY_SIZE(ketwfs_policies),
-						  a.policy));
+		seq_printf(m, "%s\n", ketw_policy_name(a.policy));
 		break;
 	case KFS_MAX_DATA_SIZE:
 		seq_printf(m, "%u\n", a.max_data_size);
 		break;
 	case KFS_CLOCK:
-		seq_printf(m, "%s\n", ketwfs_name(ketwfs_clocks,
-						  ARRAY_SIZE(ketwfs_clocks),
-						  a.clock));
+		seq_printf(m, "%s\n", ketw_clock_name(a.clock));
 		break;
 	case KFS_RUNDOWN:
 		seq_printf(m, "%d\n", !(a.flags & KETW_SESSION_NO_RUNDOWN));
@@ -1057,8 +1008,7 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 		if (err)
 			break;
 		seq_printf(m, "state: %s\n",
-			   ketwfs_name(ketwfs_states, ARRAY_SIZE(ketwfs_states),
-				       st.state));
+			   ketw_state_name(st.state));
 		seq_printf(m, "full: %s\n", st.full_status == KETW_FULL_FULL ?
 			   "full" : "not-full");
 		seq_printf(m, "overrun: %s\n",
@@ -1538,16 +1488,13 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 			return -EINVAL;
 		break;
 	case KFS_POLICY:
-		i = ketwfs_match(ketwfs_policies, ARRAY_SIZE(ketwfs_policies),
-				 val);
-		if (i < 0 && !strcmp(val, "until_full"))
-			i = KETW_POLICY_UNTIL_FULL;
+		i = ketw_policy_parse(val);
 		if (i < 0)
 			return -EINVAL;
 		v = i;
 		break;
 	case KFS_CLOCK:
-		i = ketwfs_match(ketwfs_clocks, ARRAY_SIZE(ketwfs_clocks), val);
+		i = ketw_clock_parse(val);
 		if (i < 0)
 			return -EINVAL;
 		v = i;
@@ -1801,10 +1748,8 @@ static int ketwfs_trace_show(struct seq_file *m, void *v)
 	if (v == SEQ_START_TOKEN) {
 		seq_printf(m, "# session %s clock=%s policy=%s: one line per record, oldest first\n",
 			   t->session,
-			   ketwfs_name(ketwfs_clocks, ARRAY_SIZE(ketwfs_clocks),
-				       t->clock),
-			   ketwfs_name(ketwfs_policies,
-				       ARRAY_SIZE(ketwfs_policies), t->policy));
+			   ketw_clock_name(t->clock),
+			   ketw_policy_name(t->policy));
 		return 0;
 	}
 	need = ketwfs_line_max(h->size);

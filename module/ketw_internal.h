@@ -188,6 +188,14 @@ int ketw_write_flags(struct ketw_provider *prov,
 /* boot.c */
 int ketw_boot_sessions_start(void);
 
+/* names.c */
+const char *ketw_policy_name(u32 policy);
+int ketw_policy_parse(const char *s);
+const char *ketw_clock_name(u32 clock);
+int ketw_clock_parse(const char *s);
+const char *ketw_state_name(u32 state);
+const char *ketw_sys_event_name(u32 id);
+
 /* errlog.c */
 struct seq_file;
 __printf(1, 2) void ketw_errlog_add(const char *fmt, ...);

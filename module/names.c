@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The words for session attributes and system events, in text: what
+ * ketwfs prints and parses, and what the "boot" module parameter takes.
+ */
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "ketw_internal.h"
+
+static const char *const ketw_policies[] = {
+	[KETW_POLICY_LOOP]		= "loop",
+	[KETW_POLICY_UNTIL_FULL]	= "until-full",
+	[KETW_POLICY_FLUSH]		= "flush",
+};
+
+static const char *const ketw_clocks[] = {
+	[KETW_CLOCK_MONO]	= "mono",
+	[KETW_CLOCK_BOOT]	= "boot",
+	[KETW_CLOCK_LOCAL]	= "local",
+};
+
+static const char *const ketw_states[] = {
+	[KETW_STATE_CREATED]	= "created",
+	[KETW_STATE_RUNNING]	= "running",
+	[KETW_STATE_SUSPENDED]	= "suspended",
+};
+
+static const char *const ketw_sys_events[] = {
+	[KETW_SYS_START]	= "START",
+	[KETW_SYS_STOP]		= "STOP",
+	[KETW_SYS_FILTER]	= "FILTER",
+	[KETW_SYS_OVERFLOW]	= "OVERFLOW",
+	[KETW_SYS_RESUME]	= "RESUME",
+	[KETW_SYS_FLUSH_START]	= "FLUSH_START",
+	[KETW_SYS_FLUSH_STOP]	= "FLUSH_STOP",
+	[KETW_SYS_ERROR]	= "ERROR",
+	[KETW_SYS_PROVIDER]	= "PROVIDER",
+	[KETW_SYS_EVENT_DESC]	= "EVENT_DESC",
+	[KETW_SYS_TASK]		= "TASK",
+};
+
+static const char *ketw_name_of(const char *const *names, size_t nr, u32 i)
+{
+	return i < nr && names[i] ? names[i] : "?";
+}
+
+static int ketw_index_of(const char *const *names, size_t nr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (names[i] && !strcmp(names[i], s))
+			return i;
+	return -EINVAL;
+}
+
+/**
+ * ketw_policy_name() - "loop", "until-full" or "flush"
+ * @policy: KETW_POLICY_*.
+ *
+ * Return: the word, or "?".
+ */
+const char *ketw_policy_name(u32 policy)
+{
+	return ketw_name_of(ketw_policies, ARRAY_SIZE(ketw_policies), policy);
+}
+
+/**
+ * ketw_policy_parse() - the policy a word names
+ * @s: "loop", "until-full" (or "until_full") or "flush".
+ *
+ * Return: KETW_POLICY_*, or -EINVAL.
+ */
+int ketw_policy_parse(const char *s)
+{
+	if (!strcmp(s, "until_full"))
+		return KETW_POLICY_UNTIL_FULL;
+	return ketw_index_of(ketw_policies, ARRAY_SIZE(ketw_policies), s);
+}
+
+/**
+ * ketw_clock_name() - "mono", "boot" or "local"
+ * @clock: KETW_CLOCK_*.
+ *
+ * Return: the word, or "?".
+ */
+const char *ketw_clock_name(u32 clock)
+{
+	return ketw_name_of(ketw_clocks, ARRAY_SIZE(ketw_clocks), clock);
+}
+
+/**
+ * ketw_clock_parse() - the clock a word names
+ * @s: "mono", "boot" or "local".
+ *
+ * Return: KETW_CLOCK_*, or -EINVAL.
+ */
+int ketw_clock_parse(const char *s)
+{
+	return ketw_index_of(ketw_clocks, ARRAY_SIZE(ketw_clocks), s);
+}
+
+/**
+ * ketw_state_name() - "created", "running" or "suspended"
+ * @state: KETW_STATE_*.
+ *
+ * Return: the word, or "?".
+ */
+const char *ketw_state_name(u32 state)
+{
+	return ketw_name_of(ketw_states, ARRAY_SIZE(ketw_states), state);
+}
+
+/**
+ * ketw_sys_event_name() - a system event's name, "START" and so on
+ * @id: KETW_SYS_*.
+ *
+ * Return: the name, or "?".
+ */
+const char *ketw_sys_event_name(u32 id)
+{
+	return ketw_name_of(ketw_sys_events, ARRAY_SIZE(ketw_sys_events), id);
+}
