@@ -10,42 +10,6 @@
 #include <sys/klog.h>
 #include "kselftest_harness.h"
 
-static const char *moddir(void)
-{
-	const char *d = getenv("KETW_MODDIR");
-
-	return d ? d : "/ketw";
-}
-
-static int load(const char *file, const char *params)
-{
-	char path[512];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "%s/%s", moddir(), file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, params, 0);
-	ret = ret ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int unload(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-static int loaded(const char *name)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	return stat(path, &st) == 0;
-}
-
 static int log_has(const char *s)
 {
 	static char buf[1 << 20];
@@ -60,12 +24,12 @@ static int log_has(const char *s)
 /* Put ketw and its providers back as the harness loaded them. */
 static void restore(void)
 {
-	if (!loaded("ketw"))
-		load("ketw.ko", "");
-	if (!loaded("ketw_sample"))
-		load("ketw_sample.ko", "");
-	if (!loaded("ketw_stress"))
-		load("ketw_stress.ko", "");
+	if (!mod_loaded("ketw"))
+		mod_load("ketw.ko", "");
+	if (!mod_loaded("ketw_sample"))
+		mod_load("ketw_sample.ko", "");
+	if (!mod_loaded("ketw_stress"))
+		mod_load("ketw_stress.ko", "");
 }
 
 TEST(session_at_load_sees_a_drivers_init)
@@ -75,21 +39,21 @@ TEST(session_at_load_sees_a_drivers_init)
 	int fd, bad = 0, ticks = 0, start = 0, stop = 0;
 	size_t off = 0;
 
-	if (loaded("ketw_stress"))
-		ASSERT_EQ(0, unload("ketw_stress"));
-	if (loaded("ketw_sample"))
-		ASSERT_EQ(0, unload("ketw_sample"));
-	ASSERT_EQ(0, unload("ketw"))
+	if (mod_loaded("ketw_stress"))
+		ASSERT_EQ(0, mod_unload("ketw_stress"));
+	if (mod_loaded("ketw_sample"))
+		ASSERT_EQ(0, mod_unload("ketw_sample"));
+	ASSERT_EQ(0, mod_unload("ketw"))
 		TH_LOG("ketw is still in use (a session left by another test?)");
 	/* The second description is wrong: ketw loads without it. */
-	ASSERT_EQ(0, load("ketw.ko",
+	ASSERT_EQ(0, mod_load("ketw.ko",
 			  "boot=bt,buffer_kb=256,no_rundown,provider=ketw-sample:5;bad,policy=nope"));
 	/* %pe: the name, or the number without CONFIG_SYMBOLIC_ERRNAME. */
 	EXPECT_EQ(1, log_has("ketw: boot session 2 not started: policy (-EINVAL)") ||
 		     log_has("ketw: boot session 2 not started: policy (-22)"));
 	EXPECT_EQ(1, log_has("ketw: 1 boot session running"));
 	/* A driver that logs from its init, as a probe would. */
-	ASSERT_EQ(0, load("ketw_sample.ko", "init_events=3"));
+	ASSERT_EQ(0, mod_load("ketw_sample.ko", "init_events=3"));
 
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
@@ -112,11 +76,11 @@ TEST(session_at_load_sees_a_drivers_init)
 	close(fd);
 
 	/* Back as the harness had it: ketw without sessions at load. */
-	ASSERT_EQ(0, unload("ketw_sample"));
-	ASSERT_EQ(0, unload("ketw"));
+	ASSERT_EQ(0, mod_unload("ketw_sample"));
+	ASSERT_EQ(0, mod_unload("ketw"));
 	restore();
-	EXPECT_TRUE(loaded("ketw") && loaded("ketw_sample") &&
-		    loaded("ketw_stress"));
+	EXPECT_TRUE(mod_loaded("ketw") && mod_loaded("ketw_sample") &&
+		    mod_loaded("ketw_stress"));
 }
 
 TEST_HARNESS_MAIN

@@ -102,6 +102,44 @@ static inline int sample_emit(unsigned int n)
 	return write_str(SAMPLE_PARAM("emit"), s);
 }
 
+/* The directory holding the .ko files the harness loads (KETW_MODDIR). */
+static inline const char *mod_dir(void)
+{
+	const char *d = getenv("KETW_MODDIR");
+
+	return d ? d : "/ketw";
+}
+
+/* finit_module() of @file in mod_dir() with @params; 0 or -errno. */
+static inline int mod_load(const char *file, const char *params)
+{
+	char path[512];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", mod_dir(), file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	ret = ret ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static inline int mod_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static inline int mod_loaded(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return stat(path, &st) == 0;
+}
+
 static inline int pin_cpu(int cpu)
 {
 	cpu_set_t set;

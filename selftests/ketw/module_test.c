@@ -9,42 +9,6 @@
 
 #define SESSION "mod_test"
 
-static const char *moddir(void)
-{
-	const char *d = getenv("KETW_MODDIR");
-
-	return d ? d : "/ketw";
-}
-
-static int load(const char *file)
-{
-	char path[512];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "%s/%s", moddir(), file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	ret = ret ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int unload(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-static int loaded(const char *name)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	return stat(path, &st) == 0;
-}
-
 /* The provider modules the harness loads besides ketw. */
 static const char *const providers[] = { "ketw_sample", "ketw_stress" };
 #define NR_PROVIDERS (sizeof(providers) / sizeof(providers[0]))
@@ -55,16 +19,16 @@ static int load_all(void)
 	unsigned int i;
 	int err;
 
-	if (!loaded("ketw")) {
-		err = load("ketw.ko");
+	if (!mod_loaded("ketw")) {
+		err = mod_load("ketw.ko", "");
 		if (err)
 			return err;
 	}
 	for (i = 0; i < NR_PROVIDERS; i++) {
-		if (loaded(providers[i]))
+		if (mod_loaded(providers[i]))
 			continue;
 		snprintf(file, sizeof(file), "%s.ko", providers[i]);
-		err = load(file);
+		err = mod_load(file, "");
 		if (err)
 			return err;
 	}
@@ -78,7 +42,7 @@ static int unload_others(void)
 	int err;
 
 	for (i = 1; i < NR_PROVIDERS; i++) {
-		err = unload(providers[i]);
+		err = mod_unload(providers[i]);
 		if (err)
 			return err;
 	}
@@ -108,10 +72,10 @@ TEST_F(mods, unload_only_when_unused)
 	int fd;
 
 	/* Provider modules use ketw's symbols. */
-	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	EXPECT_EQ(-EAGAIN, mod_unload("ketw"));
 	ASSERT_EQ(0, unload_others());
-	EXPECT_EQ(-EAGAIN, unload("ketw"));
-	ASSERT_EQ(0, unload("ketw_sample"));
+	EXPECT_EQ(-EAGAIN, mod_unload("ketw"));
+	ASSERT_EQ(0, mod_unload("ketw_sample"));
 
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
@@ -119,18 +83,18 @@ TEST_F(mods, unload_only_when_unused)
 	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
 	close(fd);
 	/* The session holds the module after its file is gone. */
-	EXPECT_EQ(-EAGAIN, unload("ketw"));
-	EXPECT_TRUE(loaded("ketw"));
+	EXPECT_EQ(-EAGAIN, mod_unload("ketw"));
+	EXPECT_TRUE(mod_loaded("ketw"));
 
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
 	/* Now only the open file holds it. */
-	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	EXPECT_EQ(-EAGAIN, mod_unload("ketw"));
 	close(fd);
 
-	ASSERT_EQ(0, unload("ketw"));
-	EXPECT_FALSE(loaded("ketw"));
+	ASSERT_EQ(0, mod_unload("ketw"));
+	EXPECT_FALSE(mod_loaded("ketw"));
 	EXPECT_EQ(-1, open(KETW_DEVICE, O_RDWR));
 
 	ASSERT_EQ(0, load_all());
@@ -154,7 +118,7 @@ TEST_F(mods, mapping_holds_module)
 	ASSERT_NE(MAP_FAILED, meta);
 	close(fd);
 	ASSERT_EQ(0, unload_others());
-	ASSERT_EQ(0, unload("ketw_sample"));
+	ASSERT_EQ(0, mod_unload("ketw_sample"));
 
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
@@ -162,22 +126,22 @@ TEST_F(mods, mapping_holds_module)
 	EXPECT_EQ(-1, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
 	EXPECT_EQ(EBUSY, errno);
 	close(fd);
-	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	EXPECT_EQ(-EAGAIN, mod_unload("ketw"));
 
 	ASSERT_EQ(0, munmap(meta, 4096));
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, SESSION));
 	close(fd);
-	ASSERT_EQ(0, unload("ketw"));
+	ASSERT_EQ(0, mod_unload("ketw"));
 	ASSERT_EQ(0, load_all());
 }
 
 /* Loading twice is refused; a provider needs ketw. */
 TEST_F(mods, load_errors)
 {
-	EXPECT_EQ(-EEXIST, load("ketw.ko"));
-	EXPECT_EQ(-EEXIST, load("ketw_sample.ko"));
+	EXPECT_EQ(-EEXIST, mod_load("ketw.ko", ""));
+	EXPECT_EQ(-EEXIST, mod_load("ketw_sample.ko", ""));
 }
 
 /*
@@ -196,8 +160,8 @@ TEST_F(mods, provider_reload_during_session)
 	ketw_attr_init(&a, SESSION);
 	ASSERT_EQ(0, session_start(fd, &a));
 	ASSERT_EQ(0, sample_emit(10));
-	ASSERT_EQ(0, unload("ketw_sample"));
-	ASSERT_EQ(0, load("ketw_sample.ko"));
+	ASSERT_EQ(0, mod_unload("ketw_sample"));
+	ASSERT_EQ(0, mod_load("ketw_sample.ko", ""));
 	ASSERT_EQ(0, sample_emit(20));
 	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
 	ASSERT_EQ(0, drain(fd, &d));
