@@ -61,6 +61,7 @@
 #define KFZ_CHECK_EVENTS	100
 #define KFZ_CHECK		"kfzchk"
 #define KFZ_KEEPER		"kfzkeep"	/* holds the sample's branch on */
+#define KETW_MAX_BUFFER		"/sys/module/ketw/parameters/max_buffer_kb"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
@@ -138,6 +139,7 @@ static struct {
 	atomic_int payload_small;	/* one that reads as a short header */
 	int mounted_here;
 	int keeper;		/* /dev/ketw attached to KFZ_KEEPER */
+	char max_buffer[32];	/* max_buffer_kb before the fuzz */
 	int second_ok;			/* KFS2 can be mounted */
 	int meta;			/* scribble on meta pages */
 	uint64_t seed;
@@ -478,6 +480,24 @@ number:
 	}
 	if (!strcmp(base, "buffer_size_kb") && !*must_fail)
 		n = tame_buffer_size(buf, n);
+	return n;
+}
+
+/* The text of a small file, NUL-terminated and without its newline. */
+static ssize_t read_str(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	while (n > 0 && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
 	return n;
 }
 
@@ -1664,6 +1684,8 @@ FIXTURE_TEARDOWN(kfuzz)
 	for (i = 0; i < NPOOL; i++)
 		ketw_cleanup(pool[i]);
 	ketw_cleanup(KFZ_CHECK);
+	if (F.max_buffer[0])
+		write_str(KETW_MAX_BUFFER, F.max_buffer);
 	if (F.keeper > 0) {
 		ketw_ref(F.keeper, KETW_IOC_DESTROY, KFZ_KEEPER);
 		close(F.keeper);
@@ -1705,6 +1727,9 @@ TEST_F_TIMEOUT(kfuzz, fuzz, 24 * 3600)
 	 * once here in a full run, with RCU stalls on the emitter's CPU.
 	 * Live patching itself is covered by policy_test and provider_test.
 	 */
+	/* The workers write every file, the cap on buffer memory too. */
+	ASSERT_LT(0, read_str(KETW_MAX_BUFFER, F.max_buffer,
+			      sizeof(F.max_buffer)));
 	F.keeper = ketw_open();
 	ASSERT_LE(0, F.keeper);
 	{
@@ -1760,6 +1785,9 @@ TEST_F_TIMEOUT(kfuzz, fuzz, 24 * 3600)
 		TH_LOG("reproduce: KETW_FUZZ_SEED=%llu KETW_FUZZ_SECONDS=%u",
 		       (unsigned long long)F.seed, F.seconds);
 
+	/* What the workers wrote to max_buffer_kb goes (the rest may need it). */
+	EXPECT_EQ(0, write_str(KETW_MAX_BUFFER, F.max_buffer));
+	EXPECT_EQ(strtoll(F.max_buffer, NULL, 10), read_ll(KETW_MAX_BUFFER));
 	/* The keeper goes first: the workers are done with the emitter. */
 	EXPECT_EQ(0, ketw_ref(F.keeper, KETW_IOC_DESTROY, KFZ_KEEPER));
 	close(F.keeper);
