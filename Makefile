@@ -46,6 +46,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
 	bench-tools fuzz
+.PHONY: install uninstall install-conf
 
 all: module tools selftests
 
@@ -75,6 +76,10 @@ help:
 	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
 	@echo '                a table of figures (not a test), saved to build/bench.txt'
 	@echo '  vm-bench      only the QEMU part of bench'
+	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
+	@echo '                its man page and headers under PREFIX=/usr/local, DESTDIR honoured'
+	@echo '  uninstall     remove what install put there'
+	@echo '  install-conf  /etc/modprobe.d/ketw.conf: user_gid=KETW_USER_GID (not in install)'
 	@echo '  checkpatch    checkpatch.pl --strict over module/ and uapi/'
 	@echo '  sparse        build the module with sparse (C=2)'
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
@@ -86,6 +91,7 @@ help:
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
 	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only)'
 	@echo '       CHECK_APPEND="tsc=reliable" (check only)'
+	@echo '       DESTDIR PREFIX=/usr/local DEPMOD=depmod SIGN_KEY SIGN_CERT (install)'
 
 kver:
 	@$(WITH_KERNEL) echo "KVER=$$KVER KDIR=$$KDIR VMLINUZ=$$VMLINUZ"
@@ -231,6 +237,24 @@ vm-bench:
 
 CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi \
 	\( -name '*.c' -o -name '*.h' \) ! -name '*.mod.c' 2>/dev/null | sort)
+
+# ---- install ----------------------------------------------------------------
+# make install [DESTDIR=ROOT] [PREFIX=/usr/local] [KVER=...]: what goes
+# where is scripts/install.sh (Documentation/ketw-install.rst); ketw.ko
+# always goes to DESTDIR/lib/modules/KVER/updates/, then depmod -b DESTDIR.
+KETW_VERSION := $(shell cat $(TOP)/VERSION)
+PREFIX  ?= /usr/local
+INSTALL_ENV = KVER="$$KVER" KDIR="$$KDIR" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+	KETW_VERSION="$(KETW_VERSION)"
+
+install: module tools
+	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh install
+
+uninstall:
+	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh uninstall
+
+install-conf:
+	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh conf
 
 checkpatch:
 	$(TOP)/scripts/ksrc-extract.sh $(BUILD)
