@@ -46,7 +46,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
 	bench-tools fuzz
-.PHONY: install uninstall install-conf
+.PHONY: install uninstall install-conf dkms-source
 
 all: module tools selftests
 
@@ -80,6 +80,7 @@ help:
 	@echo '                its man page and headers under PREFIX=/usr/local, DESTDIR honoured'
 	@echo '  uninstall     remove what install put there'
 	@echo '  install-conf  /etc/modprobe.d/ketw.conf: user_gid=KETW_USER_GID (not in install)'
+	@echo '  dkms-source   the DKMS source tree /usr/src/ketw-VERSION (DESTDIR honoured)'
 	@echo '  checkpatch    checkpatch.pl --strict over module/ and uapi/'
 	@echo '  sparse        build the module with sparse (C=2)'
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
@@ -246,6 +247,11 @@ KETW_VERSION := $(shell cat $(TOP)/VERSION)
 PREFIX  ?= /usr/local
 INSTALL_ENV = KVER="$$KVER" KDIR="$$KDIR" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
 	KETW_VERSION="$(KETW_VERSION)"
+DKMS_SRC := /usr/src/ketw-$(KETW_VERSION)
+# What DKMS needs to build ketw.ko, and nothing else.
+DKMS_FILES := dkms.conf VERSION Kbuild module/Kbuild module/include/ketw.h \
+	uapi/linux/ketw.h $(filter-out %.mod.c,$(wildcard module/*.c)) \
+	$(wildcard module/*.h)
 
 install: module tools
 	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh install
@@ -255,6 +261,17 @@ uninstall:
 
 install-conf:
 	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh conf
+
+# Also include/ as make install stages it, for providers (KETW_DIR), and
+# the POST_BUILD script that keeps ketw's Module.symvers in DKMS's tree.
+dkms-source:
+	rm -rf "$(DESTDIR)$(DKMS_SRC)"
+	@for f in $(DKMS_FILES); do \
+		install -D -m 0644 "$(TOP)/$$f" "$(DESTDIR)$(DKMS_SRC)/$$f" || exit 1; done
+	install -D -m 0644 $(TOP)/module/include/ketw.h "$(DESTDIR)$(DKMS_SRC)/include/ketw.h"
+	install -D -m 0644 $(TOP)/uapi/linux/ketw.h "$(DESTDIR)$(DKMS_SRC)/include/uapi/linux/ketw.h"
+	install -D -m 0755 $(TOP)/scripts/dkms-symvers.sh "$(DESTDIR)$(DKMS_SRC)/dkms-symvers.sh"
+	@echo "  DKMS    $(DESTDIR)$(DKMS_SRC): now dkms install ketw/$(KETW_VERSION) [-k KVER]"
 
 checkpatch:
 	$(TOP)/scripts/ksrc-extract.sh $(BUILD)
