@@ -81,7 +81,7 @@ help:
 	@echo '  uninstall     remove what install put there'
 	@echo '  install-conf  /etc/modprobe.d/ketw.conf: user_gid=KETW_USER_GID (not in install)'
 	@echo '  dkms-source   the DKMS source tree /usr/src/ketw-VERSION (DESTDIR honoured)'
-	@echo '  checkpatch    checkpatch.pl --strict over module/ and uapi/'
+	@echo '  checkpatch    checkpatch.pl --strict over module/, uapi/ and samples/'
 	@echo '  sparse        build the module with sparse (C=2)'
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
 	@echo '  clean         remove everything built'
@@ -236,7 +236,7 @@ vm-bench:
 		INITRD=$(BENCH_INITRD) VM_DIR=$(BUILD)/vm-bench VM_DEBUG="$(BENCH_VM_DEBUG)" \
 		VM_APPEND="$(BENCH_APPEND) $(VM_APPEND)" $(TOP)/scripts/run-vm.sh bench
 
-CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi \
+CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi $(TOP)/samples \
 	\( -name '*.c' -o -name '*.h' \) ! -name '*.mod.c' 2>/dev/null | sort)
 
 # ---- install ----------------------------------------------------------------
