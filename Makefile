@@ -46,7 +46,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
 	bench-tools fuzz
-.PHONY: install uninstall install-conf dkms-source
+.PHONY: install uninstall install-conf dkms-source stage install-check
 
 all: module tools selftests
 
@@ -81,6 +81,10 @@ help:
 	@echo '  uninstall     remove what install put there'
 	@echo '  install-conf  /etc/modprobe.d/ketw.conf: user_gid=KETW_USER_GID (not in install)'
 	@echo '  dkms-source   the DKMS source tree /usr/src/ketw-VERSION (DESTDIR honoured)'
+	@echo '  install-check host test: install/uninstall, dkms build in a throwaway tree,'
+	@echo '                samples/out-of-tree built from the staged tree (build/stage)'
+	@echo '  stage         make install DESTDIR=build/stage plus samples/out-of-tree;'
+	@echo '                the guest'"'"'s oot_test modprobes from it'
 	@echo '  checkpatch    checkpatch.pl --strict over module/, uapi/ and samples/'
 	@echo '  sparse        build the module with sparse (C=2)'
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
@@ -120,9 +124,10 @@ scripts-test:
 selftests:
 	$(MAKE) -C selftests/ketw BUILD=$(BUILD) OUTPUT=$(SELFTESTS_OUT) SRCDIR=$(SELFTESTS_SRCDIR)
 
-# Always repacked: cheap, and it must never hold stale binaries.
-initramfs: selftests
-	$(TOP)/scripts/mkinitramfs.sh $(INITRD)
+# Always repacked: cheap, and it must never hold stale binaries. The
+# staged root (make stage) goes in as /ketw/stage for oot_test.
+initramfs: selftests stage
+	KETW_STAGE=$(STAGE) $(TOP)/scripts/mkinitramfs.sh $(INITRD)
 
 # check, demo and bench: the packages first, then everything that needs
 # them (the kernel is chosen after deps; see KERNEL_SH above).
@@ -132,6 +137,7 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) native-test
 	$(MAKE) scripts-test
+	$(MAKE) install-check
 	$(MAKE) -C tools fuzz-check
 	$(MAKE) vm-check
 	$(MAKE) vm-check-kasan
@@ -252,6 +258,9 @@ DKMS_SRC := /usr/src/ketw-$(KETW_VERSION)
 DKMS_FILES := dkms.conf VERSION Kbuild module/Kbuild module/include/ketw.h \
 	uapi/linux/ketw.h $(filter-out %.mod.c,$(wildcard module/*.c)) \
 	$(wildcard module/*.h)
+# The staged root the guest's oot_test loads ketw and the out-of-tree
+# sample from (scripts/stage.sh).
+STAGE   := $(BUILD)/stage
 
 install: module tools
 	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh install
@@ -272,6 +281,14 @@ dkms-source:
 	install -D -m 0644 $(TOP)/uapi/linux/ketw.h "$(DESTDIR)$(DKMS_SRC)/include/uapi/linux/ketw.h"
 	install -D -m 0755 $(TOP)/scripts/dkms-symvers.sh "$(DESTDIR)$(DKMS_SRC)/dkms-symvers.sh"
 	@echo "  DKMS    $(DESTDIR)$(DKMS_SRC): now dkms install ketw/$(KETW_VERSION) [-k KVER]"
+
+stage:
+	@$(WITH_KERNEL) KVER="$$KVER" KDIR="$$KDIR" $(TOP)/scripts/stage.sh $(STAGE)
+
+# Host test of install, uninstall, DKMS and the out-of-tree sample; it
+# leaves build/stage for the guest's oot_test.
+install-check: module tools
+	@$(WITH_KERNEL) KVER="$$KVER" KDIR="$$KDIR" $(TOP)/scripts/install-check.sh
 
 checkpatch:
 	$(TOP)/scripts/ksrc-extract.sh $(BUILD)
