@@ -512,6 +512,8 @@ TEST_F_TIMEOUT(staged, tool_records_and_reports, 180)
 		for (sent = 0, cpu = 0; cpu < n; cpu++)
 			sent += emitted[cpu][k];
 		snprintf(ev, sizeof(ev), " event=%s ", ctx_name[k]);
+		TH_LOG("%s: emitted %llu, reported %d", ctx_name[k], (unsigned long long)sent,
+		       count_lines(self->out, "provider=" KETW_OOT_NAME " ", ev));
 		EXPECT_LT(0, sent);
 		/* record drains a 1 MiB LOOP session every 100 ms: no loss. */
 		EXPECT_EQ((int)sent, count_lines(self->out, "provider=" KETW_OOT_NAME " ", ev))
