@@ -68,7 +68,8 @@ help:
 	@echo '                kernel into ~/.cache/ketw the first time, about 6 min)'
 	@echo '  fuzz          libFuzzer on the file reader and templates, random seeds'
 	@echo '                (FUZZ_SECONDS=600 each); check runs fixed seeds'
-	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests)'
+	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests'
+	@echo '                and build/stage)'
 	@echo '  demo          deps + build + run scripts/guest/demo.sh in a QEMU guest'
 	@echo '  vm-demo       only the QEMU part of demo'
 	@echo '  shell         deps + build + boot the guest with the modules loaded into a shell'
@@ -305,4 +306,7 @@ clean:
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
 	-[ ! -f tools/bench/Makefile ] || $(MAKE) -C tools/bench clean
 	-[ ! -f tools/native/Makefile ] || $(MAKE) -C tools/native clean
+	rm -f samples/out-of-tree/*.o samples/out-of-tree/*.ko samples/out-of-tree/*.mod* \
+		samples/out-of-tree/.*.cmd samples/out-of-tree/modules.order \
+		samples/out-of-tree/Module.symvers
 	rm -rf $(BUILD)
