@@ -183,7 +183,11 @@ kmod-kasan kmod-kcsan: kmod-%:
 	$(MAKE) -C "$$kdir" M=$(BUILD)/kmod-$* modules
 
 vm-check-kasan vm-check-kcsan: vm-check-%: kmod-% selftests
-	KETW_MODULES="$(call DEBUG_KOS,$*)" \
+	@kdir=$$($(TOP)/scripts/debug-kernel.sh $*) && \
+	kver=$$(env -u KVER KDIR=$$kdir $(KERNEL_SH) | sed -n 's/^KVER=//p') && \
+	KDIR=$$kdir KVER=$$kver KMOD_DIR=$(BUILD)/kmod-$* \
+		$(TOP)/scripts/stage.sh $(BUILD)/stage-$*
+	KETW_MODULES="$(call DEBUG_KOS,$*)" KETW_STAGE=$(BUILD)/stage-$* \
 		$(TOP)/scripts/mkinitramfs.sh $(BUILD)/initramfs-$*.cpio.gz
 	@kdir=$$($(TOP)/scripts/debug-kernel.sh $*) && \
 	VMLINUZ=$$kdir/arch/x86/boot/bzImage \

@@ -14,7 +14,7 @@
  * what it counted lost. The staged tool records and reports it too.
  *
  * Skipped when the initramfs has no staged root for the running kernel
- * (the debug-kernel runs: the stage is built for Debian's kernel).
+ * (make vm-check and vm-check-kasan/-kcsan stage one for theirs).
  */
 #include "ketw_test.h"
 #include <limits.h>
@@ -30,7 +30,6 @@
 #define MAX_MODS	16
 #define RUN_MS		"1000"
 #define OOT_PARAM(p)	"/sys/module/ketw_oot/parameters/" p
-#define HARNESS_DIR	"/ketw"
 #define MODPROBE	"/ketw/kmod/modprobe"
 #define STAGED_TOOL	"/usr/local/bin/ketw"
 
@@ -95,27 +94,16 @@ static int modprobe(const char *opt, const char *mod, char *out, size_t cap)
 	return run_argv(argv, out, cap);
 }
 
-static int loaded(const char *name)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	return stat(path, &st) == 0;
-}
-
-static int unload(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
-
-/* The harness's modules, in load order (/ketw/modules), without ".ko". */
+/* The harness's modules, in load order (mod_dir()/modules), without ".ko". */
 static int harness_modules(char mods[MAX_MODS][64])
 {
-	FILE *f = fopen(HARNESS_DIR "/modules", "r");
+	char path[PATH_MAX];
+	FILE *f;
 	char *dot;
 	int n = 0;
 
+	snprintf(path, sizeof(path), "%s/modules", mod_dir());
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	while (n < MAX_MODS && fscanf(f, "%63s", mods[n]) == 1) {
@@ -135,9 +123,12 @@ static int harness_unload(void)
 	int n = harness_modules(mods), err;
 
 	while (n-- > 0) {
-		if (!loaded(mods[n]))
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.63s", mods[n]);
+		if (!mod_loaded(name))
 			continue;
-		err = unload(mods[n]);
+		err = mod_unload(name);
 		if (err)
 			return err;
 	}
@@ -147,18 +138,18 @@ static int harness_unload(void)
 /* Load those not loaded, in order. */
 static int harness_reload(void)
 {
-	char mods[MAX_MODS][64], path[PATH_MAX];
-	int n = harness_modules(mods), i, fd, ret;
+	char mods[MAX_MODS][64];
+	char file[80];
+	int n = harness_modules(mods), i, ret;
 
 	for (i = 0; i < n; i++) {
-		if (loaded(mods[i]))
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.63s", mods[i]);
+		if (mod_loaded(name))
 			continue;
-		snprintf(path, sizeof(path), HARNESS_DIR "/%s.ko", mods[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -errno;
-		ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-		close(fd);
+		snprintf(file, sizeof(file), "%.63s.ko", name);
+		ret = mod_load(file, "");
 		if (ret)
 			return ret;
 	}
@@ -197,12 +188,12 @@ static int use_stage(struct __test_metadata *_metadata, int *swapped)
 
 	*swapped = 1;
 	ASSERT_EQ(0, harness_unload());
-	ASSERT_FALSE(loaded("ketw"));
+	ASSERT_FALSE(mod_loaded("ketw"));
 	ASSERT_EQ(0, modprobe("", "ketw_oot", out, sizeof(out))) TH_LOG("%s", out);
-	ASSERT_TRUE(loaded("ketw"));
-	ASSERT_TRUE(loaded("ketw_oot"));
+	ASSERT_TRUE(mod_loaded("ketw"));
+	ASSERT_TRUE(mod_loaded("ketw_oot"));
 	/* A provider holds ketw: providers are unloaded first. */
-	EXPECT_EQ(-EAGAIN, unload("ketw"));
+	EXPECT_EQ(-EAGAIN, mod_unload("ketw"));
 	return 1;
 }
 
@@ -211,17 +202,17 @@ static void leave_stage(struct __test_metadata *_metadata)
 {
 	char out[4096];
 
-	if (loaded("ketw_oot")) {
+	if (mod_loaded("ketw_oot")) {
 		EXPECT_EQ(0, modprobe("-r", "ketw_oot", out, sizeof(out)))
 			TH_LOG("%s", out);
 	}
 	/* modprobe -r took ketw with it: nothing else used it. */
-	EXPECT_FALSE(loaded("ketw_oot"));
-	EXPECT_FALSE(loaded("ketw"));
-	if (loaded("ketw") && !loaded("ketw_oot"))
-		unload("ketw");
+	EXPECT_FALSE(mod_loaded("ketw_oot"));
+	EXPECT_FALSE(mod_loaded("ketw"));
+	if (mod_loaded("ketw") && !mod_loaded("ketw_oot"))
+		mod_unload("ketw");
 	EXPECT_EQ(0, harness_reload());
-	EXPECT_TRUE(loaded("ketw"));
+	EXPECT_TRUE(mod_loaded("ketw"));
 }
 
 #define USE_STAGE() do {						\
