@@ -46,6 +46,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
 	bench-tools fuzz
+.PHONY: install uninstall install-conf dkms-source stage install-check
 
 all: module tools selftests
 
@@ -67,7 +68,8 @@ help:
 	@echo '                kernel into ~/.cache/ketw the first time, about 6 min)'
 	@echo '  fuzz          libFuzzer on the file reader and templates, random seeds'
 	@echo '                (FUZZ_SECONDS=600 each); check runs fixed seeds'
-	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests)'
+	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests'
+	@echo '                and build/stage)'
 	@echo '  demo          deps + build + run scripts/guest/demo.sh in a QEMU guest'
 	@echo '  vm-demo       only the QEMU part of demo'
 	@echo '  shell         deps + build + boot the guest with the modules loaded into a shell'
@@ -75,7 +77,16 @@ help:
 	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
 	@echo '                a table of figures (not a test), saved to build/bench.txt'
 	@echo '  vm-bench      only the QEMU part of bench'
-	@echo '  checkpatch    checkpatch.pl --strict over module/ and uapi/'
+	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
+	@echo '                its man page and headers under PREFIX=/usr/local, DESTDIR honoured'
+	@echo '  uninstall     remove what install put there'
+	@echo '  install-conf  /etc/modprobe.d/ketw.conf: user_gid=KETW_USER_GID (not in install)'
+	@echo '  dkms-source   the DKMS source tree /usr/src/ketw-VERSION (DESTDIR honoured)'
+	@echo '  install-check host test: install/uninstall, dkms build in a throwaway tree,'
+	@echo '                samples/out-of-tree built from the staged tree (build/stage)'
+	@echo '  stage         make install DESTDIR=build/stage plus samples/out-of-tree;'
+	@echo '                the guest'"'"'s oot_test modprobes from it'
+	@echo '  checkpatch    checkpatch.pl --strict over module/, uapi/ and samples/'
 	@echo '  sparse        build the module with sparse (C=2)'
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
 	@echo '  clean         remove everything built'
@@ -87,6 +98,7 @@ help:
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
 	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only)'
 	@echo '       CHECK_APPEND="tsc=reliable" (check only)'
+	@echo '       DESTDIR PREFIX=/usr/local DEPMOD=depmod SIGN_KEY SIGN_CERT (install)'
 
 kver:
 	@$(WITH_KERNEL) echo "KVER=$$KVER KDIR=$$KDIR VMLINUZ=$$VMLINUZ"
@@ -114,9 +126,10 @@ scripts-test:
 selftests:
 	$(MAKE) -C selftests/ketw BUILD=$(BUILD) OUTPUT=$(SELFTESTS_OUT) SRCDIR=$(SELFTESTS_SRCDIR)
 
-# Always repacked: cheap, and it must never hold stale binaries.
-initramfs: selftests
-	$(TOP)/scripts/mkinitramfs.sh $(INITRD)
+# Always repacked: cheap, and it must never hold stale binaries. The
+# staged root (make stage) goes in as /ketw/stage for oot_test.
+initramfs: selftests stage
+	KETW_STAGE=$(STAGE) $(TOP)/scripts/mkinitramfs.sh $(INITRD)
 
 # check, demo and bench: the packages first, then everything that needs
 # them (the kernel is chosen after deps; see KERNEL_SH above).
@@ -126,6 +139,7 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) native-test
 	$(MAKE) scripts-test
+	$(MAKE) install-check
 	$(MAKE) -C tools fuzz-check
 	$(MAKE) vm-check
 	$(MAKE) vm-check-kasan
@@ -170,7 +184,11 @@ kmod-kasan kmod-kcsan: kmod-%:
 	$(MAKE) -C "$$kdir" M=$(BUILD)/kmod-$* modules
 
 vm-check-kasan vm-check-kcsan: vm-check-%: kmod-% selftests
-	KETW_MODULES="$(call DEBUG_KOS,$*)" \
+	@kdir=$$($(TOP)/scripts/debug-kernel.sh $*) && \
+	kver=$$(env -u KVER KDIR=$$kdir $(KERNEL_SH) | sed -n 's/^KVER=//p') && \
+	KDIR=$$kdir KVER=$$kver KMOD_DIR=$(BUILD)/kmod-$* \
+		$(TOP)/scripts/stage.sh $(BUILD)/stage-$*
+	KETW_MODULES="$(call DEBUG_KOS,$*)" KETW_STAGE=$(BUILD)/stage-$* \
 		$(TOP)/scripts/mkinitramfs.sh $(BUILD)/initramfs-$*.cpio.gz
 	@kdir=$$($(TOP)/scripts/debug-kernel.sh $*) && \
 	VMLINUZ=$$kdir/arch/x86/boot/bzImage \
@@ -230,8 +248,53 @@ vm-bench:
 		INITRD=$(BENCH_INITRD) VM_DIR=$(BUILD)/vm-bench VM_DEBUG="$(BENCH_VM_DEBUG)" \
 		VM_APPEND="$(BENCH_APPEND) $(VM_APPEND)" $(TOP)/scripts/run-vm.sh bench
 
-CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi \
+CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi $(TOP)/samples \
 	\( -name '*.c' -o -name '*.h' \) ! -name '*.mod.c' 2>/dev/null | sort)
+
+# ---- install ----------------------------------------------------------------
+# make install [DESTDIR=ROOT] [PREFIX=/usr/local] [KVER=...]: what goes
+# where is scripts/install.sh (Documentation/ketw-install.rst); ketw.ko
+# always goes to DESTDIR/lib/modules/KVER/updates/, then depmod -b DESTDIR.
+KETW_VERSION := $(shell cat $(TOP)/VERSION)
+PREFIX  ?= /usr/local
+INSTALL_ENV = KVER="$$KVER" KDIR="$$KDIR" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+	KETW_VERSION="$(KETW_VERSION)"
+DKMS_SRC := /usr/src/ketw-$(KETW_VERSION)
+# What DKMS needs to build ketw.ko, and nothing else.
+DKMS_FILES := dkms.conf VERSION Kbuild module/Kbuild module/include/ketw.h \
+	uapi/linux/ketw.h $(filter-out %.mod.c,$(wildcard module/*.c)) \
+	$(wildcard module/*.h)
+# The staged root the guest's oot_test loads ketw and the out-of-tree
+# sample from (scripts/stage.sh).
+STAGE   := $(BUILD)/stage
+
+install: module tools
+	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh install
+
+uninstall:
+	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh uninstall
+
+install-conf:
+	@$(WITH_KERNEL) $(INSTALL_ENV) $(TOP)/scripts/install.sh conf
+
+# Also include/ as make install stages it, for providers (KETW_DIR), and
+# the POST_BUILD script that keeps ketw's Module.symvers in DKMS's tree.
+dkms-source:
+	rm -rf "$(DESTDIR)$(DKMS_SRC)"
+	@for f in $(DKMS_FILES); do \
+		install -D -m 0644 "$(TOP)/$$f" "$(DESTDIR)$(DKMS_SRC)/$$f" || exit 1; done
+	install -D -m 0644 $(TOP)/module/include/ketw.h "$(DESTDIR)$(DKMS_SRC)/include/ketw.h"
+	install -D -m 0644 $(TOP)/uapi/linux/ketw.h "$(DESTDIR)$(DKMS_SRC)/include/uapi/linux/ketw.h"
+	install -D -m 0755 $(TOP)/scripts/dkms-symvers.sh "$(DESTDIR)$(DKMS_SRC)/dkms-symvers.sh"
+	@echo "  DKMS    $(DESTDIR)$(DKMS_SRC): now dkms install ketw/$(KETW_VERSION) [-k KVER]"
+
+stage:
+	@$(WITH_KERNEL) KVER="$$KVER" KDIR="$$KDIR" $(TOP)/scripts/stage.sh $(STAGE)
+
+# Host test of install, uninstall, DKMS and the out-of-tree sample; it
+# leaves build/stage for the guest's oot_test.
+install-check: module tools
+	@$(WITH_KERNEL) KVER="$$KVER" KDIR="$$KDIR" $(TOP)/scripts/install-check.sh
 
 checkpatch:
 	$(TOP)/scripts/ksrc-extract.sh $(BUILD)
@@ -248,4 +311,7 @@ clean:
 	-[ ! -f tools/Makefile ] || $(MAKE) -C tools clean
 	-[ ! -f tools/bench/Makefile ] || $(MAKE) -C tools/bench clean
 	-[ ! -f tools/native/Makefile ] || $(MAKE) -C tools/native clean
+	rm -f samples/out-of-tree/*.o samples/out-of-tree/*.ko samples/out-of-tree/*.mod* \
+		samples/out-of-tree/.*.cmd samples/out-of-tree/modules.order \
+		samples/out-of-tree/Module.symvers
 	rm -rf $(BUILD)

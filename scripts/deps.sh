@@ -4,7 +4,9 @@
 # Install the Debian 12 packages that building and testing ketw needs,
 # only those that are missing. Without root it names them and fails.
 # flex, bison, bc, libelf-dev and libssl-dev build the debug kernels
-# (scripts/debug-kernel.sh) from linux-source-6.1.
+# (scripts/debug-kernel.sh) from linux-source-6.1. kmod (depmod, and
+# modprobe -d in the guest), dkms and openssl (its throwaway signing key)
+# are for make install-check.
 set -euo pipefail
 
 pkgs=(
@@ -14,6 +16,7 @@ pkgs=(
 	libclang-rt-14-dev
 	trace-cmd libtracefs-dev libtraceevent-dev
 	flex bison bc libelf-dev libssl-dev
+	kmod dkms openssl
 )
 
 missing=()

@@ -35,6 +35,10 @@ die() { echo "kernel: $*" >&2; exit 1; }
 kver=${KVER:-}
 kdir=${KDIR:-}
 if [ -n "$kdir" ]; then
+	# The release modules are built for (vermagic) is UTS_RELEASE: in
+	# Debian's headers kernel.release says 6.1.192 for 6.1.0-56-amd64.
+	[ -n "$kver" ] || kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+		"$kdir/include/generated/utsrelease.h" 2>/dev/null || true)
 	[ -n "$kver" ] || kver=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || true)
 elif [ -z "$kver" ]; then
 	kver=$(for d in "$root"/lib/modules/*/build; do

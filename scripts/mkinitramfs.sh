@@ -19,6 +19,10 @@
 #                           ketw_bench.ko module and ketw-drain-bench)
 #   <path>                  each of $EXTRA_BINS (make: /usr/bin/trace-cmd),
 #                           with its shared libraries
+#   /ketw/stage/            the staged root $KETW_STAGE (make stage: make
+#                           install DESTDIR= plus samples/out-of-tree), if set
+#   /ketw/kmod/             with it, kmod's modprobe and depmod (busybox's
+#                           modprobe has no -d)
 set -euo pipefail
 
 out=${1:?usage: $0 OUTPUT.cpio.gz}
@@ -29,6 +33,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${SELFTESTS_SRCDIR=$top/selftests/ketw}"
 : "${EXTRA_BINS=}"
 : "${KETW_BENCH_FILES=}"
+: "${KETW_STAGE=}"
 : "${BUSYBOX:=/bin/busybox}"
 
 stage=$out.d
@@ -69,6 +74,15 @@ for b in $EXTRA_BINS; do
 	p=$(command -v "$b") || { echo "mkinitramfs: no $b (EXTRA_BINS; make deps installs trace-cmd)" >&2; exit 1; }
 	add_bin "$p"
 done
+
+if [ -n "$KETW_STAGE" ]; then
+	[ -d "$KETW_STAGE/lib/modules" ] || { echo "mkinitramfs: no staged root $KETW_STAGE (run make stage)" >&2; exit 1; }
+	cp -a "$KETW_STAGE" "$stage/ketw/stage"
+	kmod=$(command -v kmod) || { echo "mkinitramfs: no kmod (make deps installs it)" >&2; exit 1; }
+	add_bin "$kmod" /ketw/kmod/kmod
+	ln -s kmod "$stage/ketw/kmod/modprobe"
+	ln -s kmod "$stage/ketw/kmod/depmod"
+fi
 
 # /dev/console also comes from the kernel's built-in initramfs; add it
 # when we can, so a kernel without one still has a console.

@@ -141,5 +141,17 @@ else
 	notok "KDIR that does not exist: refused, naming it" "rc=$rc" "$out"
 fi
 
+# 10. KDIR of Debian's headers: the release is UTS_RELEASE, which is what
+#     modules are built for; their kernel.release is the upstream one.
+kd=$tmp/headers
+mkdir -p "$kd/include/config" "$kd/include/generated"
+echo 6.1.192 >"$kd/include/config/kernel.release"
+echo '#define UTS_RELEASE "6.1.0-56-amd64"' >"$kd/include/generated/utsrelease.h"
+echo "# fake kbuild" >"$kd/Makefile"
+echo "fake image" >"$kd/vmlinuz"
+out=$(fmake KDIR="$kd" VMLINUZ="$kd/vmlinuz" kver 2>&1)
+expect "KDIR= of Debian's headers: UTS_RELEASE, not kernel.release" \
+	"KVER=6.1.0-56-amd64" "$(grep -o '^KVER=[^ ]*' <<<"$out")"
+
 echo "kernel-select: $((n - bad)) passed, $bad failed"
 [ $bad -eq 0 ]
