@@ -23,6 +23,26 @@
 
 #include "ketw_internal.h"
 
+/*
+ * Each extensible struct's first size is where its last field of that
+ * version ends (as clone_args' CLONE_ARGS_SIZE_VER0): a struct that grows
+ * keeps these, and a new field needs a new SIZE_VER.
+ */
+static_assert(offsetofend(struct ketw_list, entries) == KETW_LIST_SIZE_VER0);
+static_assert(offsetofend(struct ketw_enable, filter) == KETW_ENABLE_SIZE_VER0);
+static_assert(offsetofend(struct ketw_user_provider, name) ==
+	      KETW_USER_PROVIDER_SIZE_VER0);
+static_assert(offsetofend(struct ketw_user_event, reserved1) ==
+	      KETW_USER_EVENT_SIZE_VER0);
+static_assert(offsetofend(struct ketw_session_attr, memory) ==
+	      KETW_SESSION_ATTR_SIZE_VER0);
+static_assert(offsetofend(struct ketw_cpu_stats, consumed) ==
+	      KETW_CPU_STATS_SIZE_VER0);
+static_assert(offsetofend(struct ketw_session_status, overwritten) ==
+	      KETW_SESSION_STATUS_SIZE_VER0);
+static_assert(offsetofend(struct ketw_snapshot, dropped) ==
+	      KETW_SNAPSHOT_SIZE_VER0);
+
 int ketw_user_gid = -1;
 module_param_named(user_gid, ketw_user_gid, int, 0644);
 MODULE_PARM_DESC(user_gid, "group that may open /dev/ketw_user and log user events (-1: root only)");
