@@ -329,13 +329,17 @@ static inline void kfuzz_end(struct kfuzz *k, struct kfuzz_thread *t,
 			     long ret, int err)
 {
 	char *line = t->trail[t->trail_pos++ % KFUZZ_TRAIL];
+	uint64_t ms = kfuzz_now_ms() - atomic_load(&t->op_start);
+	char took[32] = "";
 
 	atomic_store(&t->op_start, 0);
+	if (ms >= 50)	/* slow calls say so */
+		snprintf(took, sizeof(took), " (%u ms)", (unsigned int)(ms % 10000000));
 	if (ret < 0)
-		snprintf(line, KFUZZ_LINE, "%s = %ld %s", t->cur, ret,
-			 strerrorname_np(err) ?: "?");
+		snprintf(line, KFUZZ_LINE, "%s = %ld %s%s", t->cur, ret,
+			 strerrorname_np(err) ?: "?", took);
 	else
-		snprintf(line, KFUZZ_LINE, "%s = %ld", t->cur, ret);
+		snprintf(line, KFUZZ_LINE, "%s = %ld%s", t->cur, ret, took);
 	if (k->trace)
 		kfuzz_log(k, "< %s", line);
 }
@@ -434,6 +438,48 @@ static inline void kfuzz_disarm(struct kfuzz_thread *t)
 		timer_settime(t->timer, 0, &its, NULL);
 }
 
+/*
+ * The fuzzer's own crash (a mapping it thought it had, ...): say where and
+ * what each thread did, without the print lock, and fail.
+ */
+static struct kfuzz *kfuzz_crash_ctx;
+
+static void kfuzz_crash(int sig, siginfo_t *si, void *uc)
+{
+	struct kfuzz *k = kfuzz_crash_ctx;
+	unsigned int i, j, n;
+	pid_t tid = gettid();
+
+	(void)uc;
+	dprintf(1, "# fuzzer: signal %d (code %d) at address %p in tid %d\n", sig,
+		si->si_code, si->si_addr, tid);
+	for (i = 0; k && i <= k->nr_threads; i++) {
+		struct kfuzz_thread *t = &k->threads[i];
+
+		n = t->trail_pos < KFUZZ_TRAIL ? t->trail_pos : KFUZZ_TRAIL;
+		dprintf(1, "# thread %d (tid %d)%s: last %u calls\n", t->id, t->tid,
+			t->tid == tid ? ", the one that crashed" : "", n);
+		for (j = t->trail_pos - n; j != t->trail_pos; j++)
+			dprintf(1, "#   %s\n", t->trail[j % KFUZZ_TRAIL]);
+		if (atomic_load(&t->op_start))
+			dprintf(1, "#   %s   <- under way\n", t->cur);
+	}
+	_exit(1);
+}
+
+/* Report SIGSEGV and SIGBUS of the fuzzer itself with the trails. */
+static inline void kfuzz_crash_init(struct kfuzz *k)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = kfuzz_crash;
+	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
+	kfuzz_crash_ctx = k;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 /* ---- the kernel log ----------------------------------------------------- */
 
 /* What the harness (scripts/run-vm.sh, DMESG_BAD) fails a run for. */
@@ -515,7 +561,8 @@ static inline int kfuzz_watchdog(struct kfuzz *k)
 
 	for (i = 0; i <= k->nr_threads; i++) {
 		start = atomic_load(&k->threads[i].op_start);
-		if (start && now - start > k->stall_s * 1000ull) {
+		/* A call may have begun since now was read. */
+		if (start && now > start && now - start > k->stall_s * 1000ull) {
 			atomic_store(&k->stop, 1);
 			kfuzz_fail(k, &k->threads[i],
 				   "watchdog: thread %d has not come back from the kernel for %" PRIu64

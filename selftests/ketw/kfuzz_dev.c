@@ -40,6 +40,7 @@
  *           same open file, and ATTACHes racing on one file
  *   meta    hostile oldest/consumed values in mapped meta pages
  *   epoll   epoll on files whose session changes or goes away
+ *   stress  runs of ketw_stress (writers in every context, NMI included)
  */
 #include "ketw_test.h"
 #include <dirent.h>
@@ -122,7 +123,7 @@ static struct fz {
 	size_t page;
 	int emit_fd, warn_fd, stress_fd, gid_fd;
 	_Atomic int stress_busy;
-	int avoid_fdrace, avoid_meta, avoid_epoll;
+	int avoid_fdrace, avoid_meta, avoid_epoll, avoid_stress;
 	pthread_rwlock_t fdlock[NR_SLOTS];	/* avoid_fdrace only */
 	const struct kfuzz_struct *meta_st;
 	int in_child;
@@ -1028,6 +1029,17 @@ static struct fzmap *maps_pick(struct kfuzz_thread *t, int kind, int prot)
 	return NULL;
 }
 
+/* A part of @old, with @prot; F.maps_lock held. */
+static void maps_add_part(const struct fzmap *old, size_t off, size_t len,
+			  int prot)
+{
+	struct fzmap *m = maps_add(old->addr + off, len, prot, old->kind,
+				   old->pair, old->policy, old->full_len);
+
+	if (m)
+		m->zapped = old->zapped;
+}
+
 /*
  * [off, off + len) of @m changed: gone (@prot < 0) or to @prot. Splits
  * the entry in up to three; F.maps_lock held.
@@ -1040,14 +1052,11 @@ static void maps_update(struct fzmap *m, size_t off, size_t len, int prot)
 		len = old.len - off;
 	m->used = 0;
 	if (off)
-		maps_add(old.addr, off, old.prot, old.kind, old.pair, old.policy,
-			 old.full_len);
+		maps_add_part(&old, 0, off, old.prot);
 	if (prot >= 0)
-		maps_add(old.addr + off, len, prot, old.kind, old.pair,
-			 old.policy, old.full_len);
+		maps_add_part(&old, off, len, prot);
 	if (off + len < old.len)
-		maps_add(old.addr + off + len, old.len - off - len, old.prot,
-			 old.kind, old.pair, old.policy, old.full_len);
+		maps_add_part(&old, off + len, old.len - off - len, old.prot);
 }
 
 /* Map a CPU's meta page, then its data area at the offset it gives. */
@@ -1385,9 +1394,9 @@ static void op_emit(struct kfuzz_thread *t)
 	unsigned int n = 1 + kfuzz_below(r, 200), ms;
 	int busy = 0;
 
-	if (kfuzz_pct(r, 8) && F.stress_fd >= 0 &&
+	if (kfuzz_pct(r, 5) && F.stress_fd >= 0 && !F.avoid_stress &&
 	    atomic_compare_exchange_strong(&F.stress_busy, &busy, 1)) {
-		ms = 20 + kfuzz_below(r, 200);
+		ms = 20 + kfuzz_below(r, 80);
 		CALL(t, emit(F.stress_fd, ms), "ketw_stress run_ms=%u", ms);
 		atomic_store(&F.stress_busy, 0);
 		return;
@@ -1957,6 +1966,7 @@ static int fz_init(unsigned int def_seconds)
 	F.avoid_fdrace = kfuzz_avoid("fdrace");
 	F.avoid_meta = kfuzz_avoid("meta");
 	F.avoid_epoll = kfuzz_avoid("epoll");
+	F.avoid_stress = kfuzz_avoid("stress");
 	F.meta_st = find_struct("ketw_meta_page");
 	pthread_mutex_init(&F.maps_lock, NULL);
 	for (i = 0; i < NR_SLOTS; i++) {
@@ -1985,6 +1995,7 @@ static int fz_init(unsigned int def_seconds)
 	err = kfuzz_signals_init();
 	if (err)
 		return err;
+	kfuzz_crash_init(K);
 	return kfuzz_timer_init(&K->threads[K->nr_threads]);
 }
 
@@ -2245,6 +2256,7 @@ TEST(limits)
 TEST(fuzz_random)
 {
 	pthread_t th[64];
+	long long stress_period;
 	struct kfuzz_thread *self;
 	struct timespec ts;
 	unsigned int i;
@@ -2256,6 +2268,13 @@ TEST(fuzz_random)
 	if (kfuzz_kmsg_open(K))
 		kfuzz_log(K, "cannot read /dev/kmsg: %s", strerror(errno));
 	ASSERT_EQ(0, write_str(PARAM("ketw", "user_gid"), "4242"));
+	/*
+	 * ketw_stress's timers every 5 ms, not 1: under TCG, with forks'
+	 * TLB shootdowns waiting for the CPU, 1 ms keeps a CPU in interrupts
+	 * for good (an RCU stall in the stress module's own code).
+	 */
+	stress_period = read_ll(PARAM("ketw_stress", "period_us"));
+	write_str(PARAM("ketw_stress", "period_us"), "5000");
 	K->deadline = kfuzz_now_ms() + K->seconds * 1000ull;
 	for (i = 0; i < K->nr_threads; i++)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, worker, &K->threads[i]));
@@ -2303,6 +2322,12 @@ TEST(fuzz_random)
 		kfuzz_log(K, "ioctls ok/called:%s", line);
 	}
 	write_str(PARAM("ketw", "user_gid"), "-1");
+	if (stress_period > 0) {
+		char v[24];
+
+		snprintf(v, sizeof(v), "%lld", stress_period);
+		write_str(PARAM("ketw_stress", "period_us"), v);
+	}
 	EXPECT_EQ(0, atomic_load(&K->failures)) TH_LOG("seed %" PRIu64, K->seed);
 }
 
