@@ -25,7 +25,8 @@
  *                       purpose (a read() or poll() against a DESTROY or
  *                       ATTACH on the same file, two ATTACHes on one
  *                       file, a hostile oldest/consumed under read(),
- *                       epoll on a file that changes session)
+ *                       epoll on a file that changes session, SIGKILL of
+ *                       a process asleep in read/poll/epoll/FLUSH)
  *   cleanup_and_record  every session can be destroyed, no provider is
  *                       left behind, and a new session still records
  *                       and reads back the sample provider's events
@@ -47,6 +48,7 @@
 #include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/sysinfo.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include "kfuzz.h"
 #include "ketw_ioctl_table.h"
@@ -65,6 +67,9 @@
 #define MAX_NAME	"kfzmax"	/* limits: kfzmax0 .. kfzmax63 */
 #define FINAL_NAME	"kfz_final"
 #define PARAM(mod, p)	"/sys/module/" mod "/parameters/" p
+#define PARAMS_DIR	"/sys/module/ketw/parameters"
+#define PARAMS_SAVED	"/tmp/kfuzz_dev.params"	/* for cleanup, if fuzz_random dies */
+#define MAX_PARAMS	16
 
 /* Exactly KETW_NAME_MAX - 1 characters: the longest valid name. */
 #define LONG_NAME	"kfz.31-characters-long-name_-_x"
@@ -80,10 +85,12 @@ static const char *const session_names[] = {
 };
 #define NR_SESSION_NAMES (sizeof(session_names) / sizeof(session_names[0]))
 
+/* User providers are registered as kfz-userN and known as user.kfz-userN. */
 static const char *const provider_names[] = {
 	KETW_SAMPLE_NAME, KETW_STRESS_NAME, "kfz-user0", "kfz-user1",
-	"kfz-user2", "",
+	"user.kfz-user0", "user.kfz-user1", "",
 };
+#define NR_PROVIDER_NAMES (sizeof(provider_names) / sizeof(provider_names[0]))
 
 static const uint8_t stress_guid[KETW_GUID_SIZE] = KETW_STRESS_GUID_BYTES;
 static const uint8_t zero_guid[KETW_GUID_SIZE];
@@ -105,6 +112,13 @@ struct fzmap {
 	int used;
 };
 
+/* A writable module parameter of ketw, and its value before the fuzzing. */
+struct fzparam {
+	char name[48];
+	char orig[48];
+	int fd;
+};
+
 /* Per thread: the argument and scratch areas, with guard pages. */
 struct fzt {
 	struct kfuzz_area arg;		/* two pages */
@@ -121,7 +135,9 @@ static struct fz {
 	int next_pair;
 	unsigned int nr_cpus;
 	size_t page;
-	int emit_fd, warn_fd, stress_fd, gid_fd;
+	int emit_fd, warn_fd, stress_fd;
+	struct fzparam params[MAX_PARAMS];	/* ketw's writable ones */
+	unsigned int nr_params;
 	_Atomic int stress_busy;
 	int avoid_fdrace, avoid_meta, avoid_epoll, avoid_stress;
 	pthread_rwlock_t fdlock[NR_SLOTS];	/* avoid_fdrace only */
@@ -131,6 +147,8 @@ static struct fz {
 } F;
 
 #define K (&F.k)
+
+static void *mapped_addr(struct kfuzz_thread *t);
 
 /* Run a system call with its trail entry; keeps errno. */
 #define CALL(t, expr, ...) ({						\
@@ -322,7 +340,8 @@ static uint64_t field_hint(struct kfuzz_thread *t, const struct kfuzz_field *f)
 
 /* ---- building an ioctl argument ----------------------------------------- */
 
-enum { PLACE_OK, PLACE_UNALIGNED, PLACE_STRADDLE, PLACE_RO, PLACE_BAD };
+enum { PLACE_OK, PLACE_UNALIGNED, PLACE_STRADDLE, PLACE_RO, PLACE_BAD,
+       PLACE_MAPPED };
 
 struct built {
 	void *arg;
@@ -364,9 +383,12 @@ static void mutate_field(struct kfuzz_thread *t, const struct kfuzz_struct *st,
 		hostile_name(t, (char *)p);
 		break;
 	case KFUZZ_F_UPTR:
-		switch (kfuzz_below(R(t), 4)) {
+		switch (kfuzz_below(R(t), 5)) {
 		case 0:
 			v = (uintptr_t)kfuzz_bad_addr(R(t));
+			break;
+		case 4:		/* ketw's own pages, as this process maps them */
+			v = (uintptr_t)mapped_addr(t);
 			break;
 		case 1:		/* runs into the guard page */
 			v = (uintptr_t)(kfuzz_area_end(&z->scratch) -
@@ -471,6 +493,9 @@ place:
 		break;
 	case PLACE_BAD:
 		b->arg = kfuzz_bad_addr(R(t));
+		break;
+	case PLACE_MAPPED:	/* whatever a meta page or data area holds */
+		b->arg = mapped_addr(t);
 		break;
 	}
 }
@@ -650,7 +675,7 @@ static long do_ioctl(struct kfuzz_thread *t, int fd, int idx,
 		     const struct kfuzz_ioctl *io, struct built *b)
 {
 	static const char *const places[] = { "", " unaligned", " straddling",
-					      " read-only", " bad" };
+					      " read-only", " bad", " in a ketw mapping" };
 	unsigned int n = io - kfuzz_ioctls;
 	char name[48];
 	long ret;
@@ -678,7 +703,7 @@ static void op_ioctl(struct kfuzz_thread *t)
 	const struct kfuzz_ioctl *io = &kfuzz_ioctls[kfuzz_below(R(t), KFUZZ_NR_IOCTLS)];
 	static const int places[] = { PLACE_OK, PLACE_OK, PLACE_OK, PLACE_OK,
 				      PLACE_OK, PLACE_UNALIGNED, PLACE_STRADDLE,
-				      PLACE_RO, PLACE_BAD };
+				      PLACE_RO, PLACE_BAD, PLACE_MAPPED };
 	struct built b;
 	int idx = -1, fd;
 
@@ -822,10 +847,12 @@ static void op_session(struct kfuzz_thread *t)
 		memset(&e, 0, sizeof(e));
 		e.size = sizeof(e);
 		e.flags = kfuzz_pct(r, 20) ? KETW_ENABLE_DISABLE : 0;
+		if (kfuzz_pct(r, 20))
+			e.flags |= 1u << kfuzz_below(r, 3);	/* a new flag too */
 		snprintf(e.session, sizeof(e.session), "%s", name);
 		if (kfuzz_pct(r, 60))
 			snprintf(e.provider, sizeof(e.provider), "%s",
-				 provider_names[kfuzz_below(r, 5)]);
+				 provider_names[kfuzz_below(r, NR_PROVIDER_NAMES - 1)]);
 		else
 			pick_guid(t, e.guid);
 		e.filter.level = kfuzz_below(r, 6);
@@ -894,7 +921,7 @@ static void op_read(struct kfuzz_thread *t)
 				       65536, SCRATCH_LEN };
 	struct kfuzz_rng *r = R(t);
 	struct fzt *z = Z(t);
-	int idx, fd = kfuzz_pct(r, 10) ? uslot_fd(t) : slot_fd(t, &idx);
+	int idx = -1, fd = kfuzz_pct(r, 10) ? uslot_fd(t) : slot_fd(t, &idx);
 	size_t len = KFUZZ_PICK(r, lens);
 	unsigned char *buf = z->scratch.base;
 	int whole = 1;
@@ -924,9 +951,44 @@ static void op_read(struct kfuzz_thread *t)
 		len = kfuzz_pct(r, 50) ? SIZE_MAX : (size_t)1 << 40;
 		whole = 0;
 		break;
+	case 5:		/* into ketw's own pages, a meta page or a data area */
+		buf = mapped_addr(t);
+		whole = 0;
+		break;
 	}
 	fd_lock(idx, 0);
-	ret = CALL(t, read(fd, buf, len), "read(%d, %p, %zu)", fd, buf, len);
+	switch (kfuzz_below(r, 10)) {
+	case 0: {	/* at an offset: the file has none */
+		off_t off = kfuzz_interesting(r, NULL, 0) & INT64_MAX;
+
+		ret = CALL(t, pread(fd, buf, len, off), "pread(%d, %p, %zu, %lld)", fd,
+			   buf, len, (long long)off);
+		break;
+	}
+	case 1:		/* in pieces, some of them bad */
+	case 2: {
+		static const int flagss[] = { 0, RWF_NOWAIT, RWF_HIPRI, RWF_APPEND,
+					      0x40000000 };
+		struct iovec iov[4];
+		unsigned int i, n = 1 + kfuzz_below(r, 4);
+		size_t left = len < SCRATCH_LEN ? len : SCRATCH_LEN, cut;
+		int flags = KFUZZ_PICK(r, flagss);
+
+		for (i = 0; i < n; i++) {
+			cut = i + 1 == n ? left : kfuzz_below(r, left + 1);
+			iov[i].iov_base = kfuzz_pct(r, 15) ? kfuzz_bad_addr(r) :
+					  z->scratch.base + (len < SCRATCH_LEN ? len - left : 0);
+			iov[i].iov_len = cut;
+			left -= cut;
+		}
+		ret = CALL(t, preadv2(fd, iov, n, -1, flags), "readv(%d, %u pieces of %zu, %#x)",
+			   fd, n, len, flags);
+		whole = 0;
+		break;
+	}
+	default:
+		ret = CALL(t, read(fd, buf, len), "read(%d, %p, %zu)", fd, buf, len);
+	}
 	fd_unlock(idx);
 	if (ret > 0 && whole)
 		check_records(t, buf, len, ret);
@@ -1041,6 +1103,25 @@ static void maps_add_part(const struct fzmap *old, size_t off, size_t len,
 }
 
 /*
+ * An address in one of the ketw mappings (a user pointer for the kernel
+ * to use; another thread may unmap it meanwhile), else in the scratch area.
+ */
+static void *mapped_addr(struct kfuzz_thread *t)
+{
+	struct fzmap *m;
+	void *p = Z(t)->scratch.base;
+
+	if (F.in_child)		/* the lock may have been held at fork() */
+		return p;
+	pthread_mutex_lock(&F.maps_lock);
+	m = maps_pick(t, -1, 0);
+	if (m)
+		p = m->addr + (kfuzz_below(R(t), m->len) & ~7ul);
+	pthread_mutex_unlock(&F.maps_lock);
+	return p;
+}
+
+/*
  * [off, off + len) of @m changed: gone (@prot < 0) or to @prot. Splits
  * the entry in up to three; F.maps_lock held.
  */
@@ -1094,7 +1175,7 @@ static void op_mmap(struct kfuzz_thread *t)
 	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE,
 				     PROT_WRITE, PROT_READ | PROT_EXEC, PROT_NONE };
 	struct kfuzz_rng *r = R(t);
-	int idx, fd = kfuzz_pct(r, 5) ? uslot_fd(t) : slot_fd(t, &idx);
+	int idx = -1, fd = kfuzz_pct(r, 5) ? uslot_fd(t) : slot_fd(t, &idx);
 	uint64_t cpu, part, off;
 	int prot, flags;
 	size_t len;
@@ -1407,13 +1488,34 @@ static void op_emit(struct kfuzz_thread *t)
 		CALL(t, emit(F.emit_fd, n), "ketw_sample emit=%u", n);
 }
 
+/*
+ * A value for a writable parameter of ketw: back to the one it had, or
+ * around it, or nonsense. user_gid is never the unprivileged children's
+ * own gid (a non-member would rightly be let in).
+ */
 static void op_param(struct kfuzz_thread *t)
 {
-	static const char *const vals[] = { "4242", "4242", "-1", "1234", "0",
+	static const char *const gids[] = { "4242", "4242", "-1", "1234", "0",
 					    "abc", "99999999999", "-2", "" };
-	const char *v = KFUZZ_PICK(R(t), vals);
+	static const char *const odd[] = { "0", "1", "-1", "4294967295",
+					   "18446744073709551616", "abc", "",
+					   "0x10", " 7", "1k" };
+	struct fzparam *pm;
+	char v[32];
 
-	CALL(t, pwrite(F.gid_fd, v, strlen(v), 0), "user_gid='%s'", v);
+	if (!F.nr_params)
+		return;
+	pm = &F.params[kfuzz_below(R(t), F.nr_params)];
+	if (!strcmp(pm->name, "user_gid"))
+		snprintf(v, sizeof(v), "%s", KFUZZ_PICK(R(t), gids));
+	else if (kfuzz_pct(R(t), 40))
+		snprintf(v, sizeof(v), "%s", pm->orig);
+	else if (kfuzz_pct(R(t), 50))
+		snprintf(v, sizeof(v), "%s", KFUZZ_PICK(R(t), odd));
+	else
+		snprintf(v, sizeof(v), "%llu", strtoull(pm->orig, NULL, 0) *
+			 (1 + kfuzz_below(R(t), 4)) / (1 + kfuzz_below(R(t), 4)));
+	CALL(t, pwrite(pm->fd, v, strlen(v), 0), "ketw.%s='%s'", pm->name, v);
 }
 
 /* ---- children ----------------------------------------------------------- */
@@ -1867,9 +1969,65 @@ out:
 	CALL(t, close(fd), "close(%d)", fd);
 }
 
+/*
+ * A process killed while it sleeps in the kernel: in read(), poll(),
+ * epoll_wait() or FLUSH of its own session, with a mapping or not.
+ */
+static void scen_kill_sleeper(struct kfuzz_thread *t)
+{
+	const char *name = session_names[kfuzz_below(R(t), 4)];
+	unsigned int what = kfuzz_below(R(t), 4), ms = kfuzz_below(R(t), 100);
+	int map = kfuzz_pct(R(t), 50), status;
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		struct epoll_event ev = { .events = EPOLLIN };
+		struct pollfd p;
+		int fd, ep;
+
+		child_setup();
+		fd = session_file(t, name, KETW_POLICY_FLUSH, 0);
+		if (fd < 0)
+			_exit(0);
+		if (map)
+			mmap(NULL, F.page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			     KETW_MMAP_CPU(0));
+		switch (what) {
+		case 0:
+			CALL(t, read(fd, Z(t)->scratch.base, 65536), "read(%d) until killed", fd);
+			break;
+		case 1:
+			p.fd = fd;
+			p.events = POLLIN;
+			CALL(t, poll(&p, 1, -1), "poll(%d) until killed", fd);
+			break;
+		case 2:
+			ep = epoll_create1(0);
+			epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+			CALL(t, epoll_wait(ep, &ev, 1, -1), "epoll_wait(%d) until killed", fd);
+			break;
+		default:
+			emit(F.emit_fd, 20);
+			ref_ioctl(t, fd, KETW_IOC_FLUSH, name, "FLUSH until killed");
+		}
+		_exit(0);
+	}
+	if (pid < 0)
+		return;
+	usleep(ms * 1000);
+	kill(pid, SIGKILL);
+	status = reap(t, pid);
+	kfuzz_begin(K, t, "fork() = %d, killed after %u ms, reaped", pid, ms);
+	kfuzz_end(K, t, status, 0);
+}
+
 static void op_scenario(struct kfuzz_thread *t)
 {
-	switch (kfuzz_below(R(t), 5)) {
+	switch (kfuzz_below(R(t), 6)) {
+	case 5:
+		scen_kill_sleeper(t);
+		break;
 	case 0:
 		if (!F.avoid_fdrace)
 			scen_wait_vs_control(t);
@@ -1952,6 +2110,70 @@ static int open_param(const char *path)
 	return open(path, O_WRONLY | O_CLOEXEC);
 }
 
+/* Every writable parameter of ketw, whatever it is, and its value now. */
+static void params_open(void)
+{
+	struct dirent *de;
+	struct stat st;
+	char path[128];
+	DIR *d = opendir(PARAMS_DIR);
+	int fd, n;
+
+	while (d && (de = readdir(d)) && F.nr_params < MAX_PARAMS) {
+		struct fzparam *pm = &F.params[F.nr_params];
+
+		snprintf(path, sizeof(path), PARAMS_DIR "/%.48s", de->d_name);
+		if (de->d_name[0] == '.' || stat(path, &st) || !(st.st_mode & S_IWUSR) ||
+		    strlen(de->d_name) >= sizeof(pm->name))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, pm->orig, sizeof(pm->orig) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		pm->orig[strcspn(pm->orig, "\n")] = 0;
+		pm->fd = open_param(path);
+		if (pm->fd < 0)
+			continue;
+		snprintf(pm->name, sizeof(pm->name), "%s", de->d_name);
+		F.nr_params++;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Save the parameters' values, for params_restore() in another process. */
+static void params_save(void)
+{
+	FILE *f = fopen(PARAMS_SAVED, "w");
+	unsigned int i;
+
+	for (i = 0; f && i < F.nr_params; i++)
+		fprintf(f, "%s %s\n", F.params[i].name, F.params[i].orig);
+	if (f)
+		fclose(f);
+}
+
+/* Put back what params_save() saved; 0 if nothing was saved. */
+static int params_restore(void)
+{
+	char name[64], val[64], path[160];
+	FILE *f = fopen(PARAMS_SAVED, "r");
+	int n = 0;
+
+	while (f && fscanf(f, "%63s %63s", name, val) == 2) {
+		snprintf(path, sizeof(path), PARAMS_DIR "/%s", name);
+		write_str(path, val);
+		n++;
+	}
+	if (f) {
+		fclose(f);
+		unlink(PARAMS_SAVED);
+	}
+	return n;
+}
+
 /* Shared state, and the per-thread areas; 0 or -errno. */
 static int fz_init(unsigned int def_seconds)
 {
@@ -1981,9 +2203,9 @@ static int fz_init(unsigned int def_seconds)
 	F.emit_fd = open_param(SAMPLE_PARAM("emit"));
 	F.warn_fd = open_param(SAMPLE_PARAM("emit_warn"));
 	F.stress_fd = open_param(PARAM("ketw_stress", "run_ms"));
-	F.gid_fd = open_param(PARAM("ketw", "user_gid"));
-	if (F.emit_fd < 0 || F.warn_fd < 0 || F.gid_fd < 0)
+	if (F.emit_fd < 0 || F.warn_fd < 0)
 		return -errno;
+	params_open();
 	for (i = 0; i <= K->nr_threads; i++) {
 		struct fzt *z = calloc(1, sizeof(*z));
 
@@ -2267,6 +2489,7 @@ TEST(fuzz_random)
 	print_seed("fuzz_random");
 	if (kfuzz_kmsg_open(K))
 		kfuzz_log(K, "cannot read /dev/kmsg: %s", strerror(errno));
+	params_save();
 	ASSERT_EQ(0, write_str(PARAM("ketw", "user_gid"), "4242"));
 	/*
 	 * ketw_stress's timers every 5 ms, not 1: under TCG, with forks'
@@ -2321,7 +2544,7 @@ TEST(fuzz_random)
 				      atomic_load(&F.calls[i]));
 		kfuzz_log(K, "ioctls ok/called:%s", line);
 	}
-	write_str(PARAM("ketw", "user_gid"), "-1");
+	params_restore();
 	if (stress_period > 0) {
 		char v[24];
 
@@ -2387,7 +2610,8 @@ TEST(cleanup_and_record)
 
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
-	write_str(PARAM("ketw", "user_gid"), "-1");
+	if (params_restore())
+		TH_LOG("fuzz_random left ketw's parameters changed: put back");
 	for (i = 0; i < (int)NR_SESSION_NAMES + MAX_SESSIONS; i++) {
 		if (i < (int)NR_SESSION_NAMES)
 			snprintf(name, sizeof(name), "%s", session_names[i]);
