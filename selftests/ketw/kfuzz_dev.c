@@ -80,11 +80,10 @@ _Static_assert(sizeof(LONG_NAME) == KETW_NAME_MAX, "LONG_NAME");
 
 /*
  * Every valid session name the fuzzer uses is one of these (hostile
- * names are made invalid on purpose), so cleanup knows them all. "." and
- * ".." are valid names for the ABI.
+ * names are made invalid on purpose), so cleanup knows them all.
  */
 static const char *const session_names[] = {
-	"kfz0", "kfz1", "kfz2", "kfz3", LONG_NAME, ".", "..",
+	"kfz0", "kfz1", "kfz2", "kfz3", LONG_NAME,
 };
 #define NR_SESSION_NAMES (sizeof(session_names) / sizeof(session_names[0]))
 
@@ -256,7 +255,7 @@ static void hostile_name(struct kfuzz_thread *t, char *n)
 	size_t len;
 
 	memset(n, 0, KETW_NAME_MAX);
-	switch (kfuzz_below(R(t), 5)) {
+	switch (kfuzz_below(R(t), 6)) {
 	case 0:		/* no NUL within KETW_NAME_MAX */
 		memset(n, 'a' + kfuzz_below(R(t), 26), KETW_NAME_MAX);
 		break;
@@ -267,6 +266,9 @@ static void hostile_name(struct kfuzz_thread *t, char *n)
 		memcpy(n, LONG_NAME, KETW_NAME_MAX);
 		n[kfuzz_below(R(t), KETW_NAME_MAX - 1)] =
 			bad[kfuzz_below(R(t), sizeof(bad) - 1)];
+		break;
+	case 3:		/* names a file system would take for something else */
+		memcpy(n, kfuzz_pct(R(t), 50) ? "." : "..", 2);
 		break;
 	default:	/* random bytes, at least one bad character */
 		len = 1 + kfuzz_below(R(t), KETW_NAME_MAX);
