@@ -186,6 +186,7 @@ vm-fuzz-kernel: $(if $(KFUZZ_KERNEL),kmod-$(KFUZZ_KERNEL) selftests,initramfs)
 	VMLINUZ="$$VMLINUZ" INITRD=$(KFUZZ_INITRD) VM_DIR=$(BUILD)/vm-fuzz$(if $(KFUZZ_KERNEL),-$(KFUZZ_KERNEL)) \
 		TEST_TIMEOUT=$$per VM_TIMEOUT=$$(($(words $(KFUZZ_TESTS)) * per + 300$(if $(KFUZZ_KERNEL), + 900))) \
 		VM_APPEND="$(CHECK_APPEND) $(FUZZ_KERNEL_APPEND) ketwonly=$(KFUZZ_ONLY) ketwfuzz=$(FUZZ_KERNEL_SECONDS) ketwseed=$$seed $(addprefix ketwenv=,$(KFUZZ_ENV)) $(VM_APPEND)" \
+		$(if $(filter kcsan,$(KFUZZ_KERNEL)),KCSAN_MODULES='\\[ketw') \
 		$(TOP)/scripts/run-vm.sh check; \
 	rc=$$?; echo "  FUZZ    seed was $$seed"; exit $$rc
 
