@@ -45,7 +45,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 .PHONY: all module tools selftests unit initramfs check vm-check demo \
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
-	bench-tools fuzz
+	bench-tools fuzz fuzz-kernel vm-fuzz-kernel
 .PHONY: install uninstall install-conf dkms-source stage install-check
 
 all: module tools selftests
@@ -68,6 +68,12 @@ help:
 	@echo '                kernel into ~/.cache/ketw the first time, about 6 min)'
 	@echo '  fuzz          libFuzzer on the file reader and templates, random seeds'
 	@echo '                (FUZZ_SECONDS=600 each); check runs fixed seeds'
+	@echo '  fuzz-kernel   deps + build + the kernel fuzzers (selftests/ketw/kfuzz_*)'
+	@echo '                alone in a QEMU guest, FUZZ_KERNEL_SECONDS=600 each, from a'
+	@echo '                random seed or KETW_FUZZ_SEED=N (printed); check runs them'
+	@echo '                briefly from seed 1; logs in build/vm-fuzz/; KFUZZ_KERNEL=kasan'
+	@echo '                on the KASAN+lockdep kernel (logs in build/vm-fuzz-kasan/)'
+	@echo '  vm-fuzz-kernel  only the QEMU part of fuzz-kernel'
 	@echo '  vm-check      only the QEMU part of check (nothing is rebuilt but selftests'
 	@echo '                and build/stage)'
 	@echo '  demo          deps + build + run scripts/guest/demo.sh in a QEMU guest'
@@ -97,7 +103,10 @@ help:
 	@echo '       EXTRA_BINS=/usr/bin/trace-cmd (default) KETW_MODULES KETW_TOOL'
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
 	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only)'
-	@echo '       CHECK_APPEND="tsc=reliable" (check only)'
+	@echo '       CHECK_APPEND="tsc=reliable" (check and fuzz-kernel)'
+	@echo '       FUZZ_KERNEL_SECONDS=600 KETW_FUZZ_SEED=N KFUZZ_ONLY="kfuzz_*" KFUZZ_KERNEL=kasan'
+	@echo '       KFUZZ_ENV="KETW_FUZZ_AVOID=fdrace KETW_FUZZ_THREADS=4 ..." FUZZ_KERNEL_APPEND'
+	@echo '       (fuzz-kernel)'
 	@echo '       DESTDIR PREFIX=/usr/local DEPMOD=depmod SIGN_KEY SIGN_CERT (install)'
 
 kver:
@@ -152,6 +161,49 @@ check-kcsan: check
 # libFuzzer on the file reader and the template parser and evaluator.
 fuzz: deps
 	$(MAKE) -C tools fuzz
+
+# The kernel fuzzers, long: selftests/ketw/kfuzz_* alone (ketwonly), each
+# for FUZZ_KERNEL_SECONDS (ketwfuzz, KETW_FUZZ_SECONDS in the guest) from
+# KETW_FUZZ_SEED or a random seed (ketwseed), which is printed first so a
+# failure can be replayed. KFUZZ_ENV passes more KETW_* variables
+# (ketwenv). KFUZZ_KERNEL=kasan (or kcsan) boots the debug kernel of
+# make check (KASAN, lockdep, ...; see "debug kernels" below) instead of
+# Debian's. Each binary gets its run plus 300 s; the guest, all of them.
+FUZZ_KERNEL_SECONDS ?= 600
+KFUZZ_ONLY          ?= kfuzz_*
+KFUZZ_ENV           ?=
+KFUZZ_KERNEL        ?=
+# A guest the fuzzers wedged (a lock held by a task that oopsed, a CPU
+# spinning in the kernel) panics and ends the run, instead of waiting for
+# VM_TIMEOUT: the fuzzer has printed its reproduction by then.
+FUZZ_KERNEL_APPEND  ?= softlockup_panic=1 hung_task_panic=1 \
+		       sysctl.kernel.hung_task_timeout_secs=60 \
+		       sysctl.kernel.panic_on_rcu_stall=1
+KFUZZ_TESTS = $(notdir $(basename $(wildcard $(SELFTESTS_SRCDIR)/$(KFUZZ_ONLY).c)))
+KFUZZ_INITRD = $(if $(KFUZZ_KERNEL),$(BUILD)/initramfs-$(KFUZZ_KERNEL).cpio.gz,$(INITRD))
+
+fuzz-kernel: deps
+	$(MAKE) kver
+	$(MAKE) all
+	$(MAKE) vm-fuzz-kernel
+
+vm-fuzz-kernel: $(if $(KFUZZ_KERNEL),kmod-$(KFUZZ_KERNEL) selftests,initramfs)
+	@[ -n "$(KFUZZ_TESTS)" ] || { echo "fuzz-kernel: no $(KFUZZ_ONLY).c in $(SELFTESTS_SRCDIR)" >&2; exit 1; }
+	$(if $(KFUZZ_KERNEL),KETW_MODULES="$(call DEBUG_KOS,$(KFUZZ_KERNEL))" \
+		$(TOP)/scripts/mkinitramfs.sh $(KFUZZ_INITRD))
+	@seed=$(if $(KETW_FUZZ_SEED),$(KETW_FUZZ_SEED),$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')); \
+	per=$$(($(FUZZ_KERNEL_SECONDS) + 300)); \
+	echo "  FUZZ    $(KFUZZ_TESTS): $(FUZZ_KERNEL_SECONDS) s each, seed $$seed," \
+		"$(or $(KFUZZ_KERNEL),Debian's) kernel (replay: make fuzz-kernel" \
+		"KETW_FUZZ_SEED=$$seed$(if $(KFUZZ_KERNEL), KFUZZ_KERNEL=$(KFUZZ_KERNEL)))"; \
+	$(if $(KFUZZ_KERNEL),kdir=$$($(TOP)/scripts/debug-kernel.sh $(KFUZZ_KERNEL)) && \
+		VMLINUZ=$$kdir/arch/x86/boot/bzImage &&,$(WITH_KERNEL)) \
+	VMLINUZ="$$VMLINUZ" INITRD=$(KFUZZ_INITRD) VM_DIR=$(BUILD)/vm-fuzz$(if $(KFUZZ_KERNEL),-$(KFUZZ_KERNEL)) \
+		TEST_TIMEOUT=$$per VM_TIMEOUT=$$(($(words $(KFUZZ_TESTS)) * per + 300$(if $(KFUZZ_KERNEL), + 900))) \
+		VM_APPEND="$(CHECK_APPEND) $(FUZZ_KERNEL_APPEND) ketwonly=$(KFUZZ_ONLY) ketwfuzz=$(FUZZ_KERNEL_SECONDS) ketwseed=$$seed $(addprefix ketwenv=,$(KFUZZ_ENV)) $(VM_APPEND)" \
+		$(if $(filter kcsan,$(KFUZZ_KERNEL)),KCSAN_MODULES='\\[ketw') \
+		$(TOP)/scripts/run-vm.sh check; \
+	rc=$$?; echo "  FUZZ    seed was $$seed"; exit $$rc
 
 # tsc=reliable: QEMU derives every vCPU's TSC from one host clock, but the
 # guest's synchronisation check fails under TCG and would fall back to the
