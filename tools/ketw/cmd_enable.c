@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw enable, disable, rundown: change which providers an existing
- * session takes, and with what filter (KETW_IOC_ENABLE); log a rundown
- * into a running one (KETW_IOC_RUNDOWN). The kernel logs a FILTER event
- * into a running session for each provider whose filter changed.
+ * ketw enable: change which providers an existing session takes, and with
+ * what filter (KETW_IOC_ENABLE). ketw disable (cmd_disable.c) runs the
+ * same code. The kernel logs a FILTER event into a running session for
+ * each provider whose filter changed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ static bool session_takes_any(const struct ketw_enables *e, int fd,
 	return false;
 }
 
-static int enable_or_disable(int argc, char **argv, bool disable)
+int ketw_enable_or_disable(int argc, char **argv, bool disable)
 {
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
@@ -117,45 +117,5 @@ out:
 
 int cmd_enable(int argc, char **argv)
 {
-	return enable_or_disable(argc, argv, false);
-}
-
-int cmd_disable(int argc, char **argv)
-{
-	return enable_or_disable(argc, argv, true);
-}
-
-int cmd_rundown(int argc, char **argv)
-{
-	const char *name = KETW_DEFAULT_SESSION;
-	struct ketw_session_attr attr;
-	int c, fd, err, ret = KETW_EXIT_OK;
-
-	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
-		if (c != 's')
-			return ret;
-		name = optarg;
-		ret = ketw_check_session_name(argv[0], name);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-
-	fd = ketw_open_device(0);
-	if (fd < 0)
-		return KETW_EXIT_ERROR;
-	err = ketw_session_rundown(fd, name);
-	if (!err)
-		printf("session %s: rundown logged (providers, event descriptors, tasks)\n",
-		       name);
-	else if (err == -EINVAL && !ketw_session_get_attr(fd, name, &attr) &&
-		 attr.state != KETW_STATE_RUNNING)
-		ret = ketw_error("session '%s' is not running (a rundown goes into a running session)",
-				 name);
-	else
-		ret = ketw_session_error("log a rundown into", name, err);
-	close(fd);
-	return ret;
+	return ketw_enable_or_disable(argc, argv, false);
 }

@@ -14,25 +14,13 @@
 
 int cmd_flush(int argc, char **argv)
 {
-	const char *name = KETW_DEFAULT_SESSION;
+	const char *name;
 	struct ketw_session_attr attr;
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int fd, err, ret;
 
-	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
-		if (c != 's')
-			return ret;
-		name = optarg;
-		ret = ketw_check_session_name(argv[0], name);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-
-	fd = ketw_open_device(0);
+	ret = ketw_session_only(argc, argv, &name, &fd);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return ret;
 	err = ketw_session_flush(fd, name);
 	switch (-err) {
 	case 0:

@@ -38,28 +38,16 @@ static void show_providers(int fd, const char *name)
 
 int cmd_show(int argc, char **argv)
 {
-	const char *name = KETW_DEFAULT_SESSION;
+	const char *name;
 	struct ketw_session_attr a;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL;
 	char t[64];
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int fd, err, ret;
 
-	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
-		if (c != 's')
-			return ret;
-		name = optarg;
-		ret = ketw_check_session_name(argv[0], name);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-
-	fd = ketw_open_device(0);
+	ret = ketw_session_only(argc, argv, &name, &fd);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return ret;
 	err = ketw_session_get_attr(fd, name, &a);
 	if (err) {
 		ret = ketw_session_error("show", name, err);

@@ -49,10 +49,12 @@ int cmd_flush(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
+/* cmd_enable.c: enable (@disable false) and disable share their code. */
+int ketw_enable_or_disable(int argc, char **argv, bool disable);
 int cmd_rundown(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
-/* ---- common.c ---- */
+/* ---- messages.c ---- */
 
 /* "ketw: <message>" on stderr; returns KETW_EXIT_ERROR. */
 __attribute__((format(printf, 1, 2)))
@@ -60,6 +62,8 @@ int ketw_error(const char *fmt, ...);
 /* "ketw: <message>" and "Try 'ketw CMD --help'." on stderr; returns 2. */
 __attribute__((format(printf, 2, 3)))
 int ketw_usage_error(const char *cmd, const char *fmt, ...);
+
+/* ---- options.c ---- */
 
 /*
  * The common option loop of subcommands: getopt_long() with --help.
@@ -82,6 +86,14 @@ int ketw_getopt_long(int argc, char **argv, const char *optstring,
 #define KETW_OPT_NO_RUNDOWN	0x102
 #define KETW_OPT_HEX		0x103
 
+/*
+ * The command line of a command that takes "-s NAME" and nothing else:
+ * the session's name in *@name (KETW_DEFAULT_SESSION without -s), the
+ * device open in *@fd. Returns the exit code so far: the command goes
+ * on only if *@fd >= 0 (else: --help was printed, or a message).
+ */
+int ketw_session_only(int argc, char **argv, const char **name, int *fd);
+
 /* Check a -s argument; a usage error (returns 2) if it is not a name. */
 int ketw_check_session_name(const char *cmd, const char *name);
 
@@ -93,19 +105,22 @@ int ketw_check_session_name(const char *cmd, const char *name);
 int ketw_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
 		 uint64_t min, uint64_t max, uint64_t *out);
 
+/* ---- device.c ---- */
+
 /*
  * Open the device (KETW_DEVICE_ENV or /dev/ketw); a message if it fails.
  * Returns the fd, or -1 after printing the error.
  */
 int ketw_open_device(int flags);
 
+/* messages.c: */
 /*
  * Report a failed session operation: "ketw: session 'x' does not exist".
  * @op is a verb ("start", "create", ...). Returns KETW_EXIT_ERROR.
  */
 int ketw_session_error(const char *op, const char *name, int err);
 
-/* memory.c */
+/* ---- memory.c ---- */
 /* Explain ENOMEM or ENOBUFS from CREATE in numbers; returns the exit code. */
 int ketw_memory_error(const char *name, uint32_t buffer_kb, int err);
 /* One line: a session's buffers (0: none) and all sessions' against the cap. */
@@ -117,8 +132,12 @@ static inline const char *ketw_or(const char *s, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* ---- format.c ---- */
+
 /* "2025-01-02 03:04:05.123456789 UTC" */
 char *ketw_time_format(uint64_t ns, char *buf, size_t len);
+
+/* ---- cpu_stats.c ---- */
 
 /*
  * Counters of CPUs 0..nr-1 of session @name into @st; @valid[cpu] is false
@@ -130,6 +149,8 @@ int ketw_get_cpu_stats(int fd, const char *name, unsigned int nr,
 /* The per-CPU counters as a table (ketw show, ketw status). */
 void ketw_print_cpu_stats(const struct ketw_cpu_stats *st, const bool *valid,
 			  unsigned int nr);
+
+/* ---- tracefile.c ---- */
 
 /* Records of one CPU, collected for a trace file. */
 struct ketw_cpu_buf {
@@ -150,8 +171,10 @@ int ketw_trace_write(const char *path, const struct ketw_session_attr *attr,
 		     const struct ketw_cpu_buf *cpus,
 		     const struct ketw_cpu_stats *st, const bool *valid);
 
-/* "1.5 MiB", "512 B" */
+/* format.c: "1.5 MiB", "512 B" */
 char *ketw_size_format(uint64_t bytes, char *buf, size_t len);
+
+/* ---- progress.c ---- */
 
 /*
  * A progress line on stderr for long operations, only when stderr is a
@@ -171,6 +194,8 @@ void ketw_progress_init(struct ketw_progress *p, const char *what);
 void ketw_progress_update(struct ketw_progress *p, uint64_t done,
 			  uint64_t total, uint64_t records);
 void ketw_progress_end(struct ketw_progress *p);
+
+/* ---- json.c ---- */
 
 /* A JSON string, quoted and escaped, on stdout. */
 void ketw_json_string(const char *s, size_t max);
