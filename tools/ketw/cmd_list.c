@@ -116,50 +116,88 @@ static void list_text(const struct list_provider *p, unsigned int nr,
 static void list_json(const struct list_provider *p, unsigned int nr)
 {
 	char g[KETW_GUID_STR_LEN], ft[16];
+	bool user;
 	unsigned int i, k, f;
-	const char *name;
+	struct ketw_json j;
 
-	printf("{\n  \"providers\": [");
+	ketw_json_init(&j, stdout, true);
+	ketw_json_object(&j, true);
+	ketw_json_key(&j, "providers");
+	ketw_json_array(&j, true);
 	for (i = 0; i < nr; i++) {
-		printf("%s\n    {\"guid\": \"%s\", \"name\": ", i ? "," : "",
-		       ketw_guid_format(p[i].info.provider_guid, g));
-		ketw_json_string(p[i].info.name, KETW_NAME_MAX);
-		printf(", \"nr_events\": %u, \"flags\": [%s], \"user\": %s, ",
-		       p[i].info.nr_events,
-		       p[i].info.flags & KETW_PROVIDER_USER ? "\"USER\"" : "",
-		       p[i].info.flags & KETW_PROVIDER_USER ? "true" : "false");
-		if (p[i].info.flags & KETW_PROVIDER_USER)
-			printf("\"uid\": %u, ", p[i].info.uid);
-		printf("\"sessions\": %u, \"events\": [", p[i].info.nr_sessions);
+		user = p[i].info.flags & KETW_PROVIDER_USER;
+		ketw_json_object(&j, false);
+		ketw_json_key(&j, "guid");
+		ketw_json_string_or_null(&j, ketw_guid_format(p[i].info.provider_guid, g));
+		ketw_json_key(&j, "name");
+		ketw_json_string(&j, p[i].info.name, KETW_NAME_MAX);
+		ketw_json_key(&j, "nr_events");
+		ketw_json_u64(&j, p[i].info.nr_events);
+		ketw_json_key(&j, "flags");
+		ketw_json_array(&j, false);
+		if (user)
+			ketw_json_string_or_null(&j, "USER");
+		ketw_json_end(&j);
+		ketw_json_key(&j, "user");
+		ketw_json_bool(&j, user);
+		if (user) {
+			ketw_json_key(&j, "uid");
+			ketw_json_u64(&j, p[i].info.uid);
+		}
+		ketw_json_key(&j, "sessions");
+		ketw_json_u64(&j, p[i].info.nr_sessions);
+		ketw_json_key(&j, "events");
+		ketw_json_array(&j, true);
 		for (k = 0; k < p[i].nr_events; k++) {
 			const struct ketw_event_info *ev = &p[i].events[k];
 
-			printf("%s\n      {\"id\": %u, \"name\": ", k ? "," : "",
-			       ev->id);
-			ketw_json_string(ev->name, KETW_NAME_MAX);
-			printf(", \"type\": %u, \"type_name\": ", ev->type);
-			name = ketw_type_name(ev->type);
-			printf(name ? "\"%s\"" : "null", name);
-			printf(", \"level\": %u, \"level_name\": ", ev->level);
-			name = ev->level ? ketw_level_name(ev->level) : "ALL";
-			printf(name ? "\"%s\"" : "null", name);
-			printf(", \"keyword\": \"0x%llx\", \"version\": %u, \"fields\": [",
-			       (unsigned long long)ev->keyword, ev->version);
+			ketw_json_object(&j, false);
+			ketw_json_key(&j, "id");
+			ketw_json_u64(&j, ev->id);
+			ketw_json_key(&j, "name");
+			ketw_json_string(&j, ev->name, KETW_NAME_MAX);
+			ketw_json_key(&j, "type");
+			ketw_json_u64(&j, ev->type);
+			ketw_json_key(&j, "type_name");
+			ketw_json_string_or_null(&j, ketw_type_name(ev->type));
+			ketw_json_key(&j, "level");
+			ketw_json_u64(&j, ev->level);
+			ketw_json_key(&j, "level_name");
+			ketw_json_string_or_null(&j, ev->level ?
+						 ketw_level_name(ev->level) :
+						 "ALL");
+			ketw_json_key(&j, "keyword");
+			ketw_json_stringf(&j, "0x%llx",
+					  (unsigned long long)ev->keyword);
+			ketw_json_key(&j, "version");
+			ketw_json_u64(&j, ev->version);
+			ketw_json_key(&j, "fields");
+			ketw_json_array(&j, false);
 			for (f = 0; f < ev->nr_fields && f < KETW_MAX_FIELDS;
 			     f++) {
 				const struct ketw_field_info *fi = &ev->fields[f];
 
-				printf("%s{\"name\": ", f ? ", " : "");
-				ketw_json_string(fi->name, KETW_FIELD_NAME_MAX);
-				printf(", \"type\": \"%s\", \"offset\": %u, \"size\": %u}",
-				       list_field_type(fi->type, ft, sizeof(ft)),
-				       fi->offset, fi->size);
+				ketw_json_object(&j, false);
+				ketw_json_key(&j, "name");
+				ketw_json_string(&j, fi->name,
+						 KETW_FIELD_NAME_MAX);
+				ketw_json_key(&j, "type");
+				ketw_json_string_or_null(&j,
+					list_field_type(fi->type, ft, sizeof(ft)));
+				ketw_json_key(&j, "offset");
+				ketw_json_u64(&j, fi->offset);
+				ketw_json_key(&j, "size");
+				ketw_json_u64(&j, fi->size);
+				ketw_json_end(&j);
 			}
-			printf("]}");
+			ketw_json_end(&j);
+			ketw_json_end(&j);
 		}
-		printf("%s]}", p[i].nr_events ? "\n    " : "");
+		ketw_json_end(&j);
+		ketw_json_end(&j);
 	}
-	printf("%s]\n}\n", nr ? "\n  " : "");
+	ketw_json_end(&j);
+	ketw_json_end(&j);
 }
 
 int cmd_list(int argc, char **argv)

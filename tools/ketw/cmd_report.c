@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ketw.h"
+#include "report_json.h"
 #include "template_report.h"
 
 #define REPORT_MAX_FILTERS	64
@@ -115,185 +116,6 @@ static bool report_keep(const struct ketw_record *rec,
 		return false;
 	}
 	return true;
-}
-
-/* ---- --json ------------------------------------------------------- */
-
-static void json_hex(const unsigned char *p, size_t n)
-{
-	size_t i;
-
-	putchar('"');
-	for (i = 0; i < n; i++)
-		printf("%02x", p[i]);
-	putchar('"');
-}
-
-/* Bytes as a JSON string: up to a NUL or @n; other bytes as \u00XX. */
-static void json_bytes(const unsigned char *p, size_t n)
-{
-	size_t i;
-
-	putchar('"');
-	for (i = 0; i < n && p[i]; i++) {
-		if (p[i] == '"' || p[i] == '\\')
-			printf("\\%c", p[i]);
-		else if (p[i] < 0x20 || p[i] >= 0x7f)
-			printf("\\u%04x", p[i]);
-		else
-			putchar(p[i]);
-	}
-	putchar('"');
-}
-
-static uint64_t json_uint(const unsigned char *p, unsigned int w, bool swapped)
-{
-	uint64_t v = 0;
-	unsigned int i;
-
-	/* The writer's byte order: ours, or the other one. */
-	for (i = 0; i < w; i++) {
-		unsigned int b = i;
-
-		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? swapped : !swapped)
-			b = w - 1 - i;	/* big-endian bytes */
-		v |= (uint64_t)p[i] << (8 * b);
-	}
-	return v;
-}
-
-static unsigned int json_int_width(unsigned int type)
-{
-	switch (type) {
-	case KETW_FIELD_U8: case KETW_FIELD_S8:
-		return 1;
-	case KETW_FIELD_U16: case KETW_FIELD_S16:
-		return 2;
-	case KETW_FIELD_U32: case KETW_FIELD_S32: case KETW_FIELD_HEX32:
-		return 4;
-	case KETW_FIELD_U64: case KETW_FIELD_S64: case KETW_FIELD_HEX64:
-		return 8;
-	default:
-		return 0;
-	}
-}
-
-/* One field's value: numbers, strings, GUIDs, hex strings; null if missing. */
-static void json_field(const struct ketw_field_info *fi,
-		       const unsigned char *data, size_t len, bool swapped)
-{
-	unsigned int w = json_int_width(fi->type);
-	size_t off = fi->offset, n;
-	char guid[KETW_GUID_STR_LEN];
-	uint64_t v;
-
-	if (fi->type == KETW_FIELD_GUID)
-		w = KETW_GUID_SIZE;
-	/* As the text decoder: missing, untrusted sizes in hex. */
-	if (off > len || (w && off + w > len)) {
-		printf("null");
-		return;
-	}
-	if (w && fi->size && fi->size != w) {
-		n = fi->size < len - off ? fi->size : len - off;
-		json_hex(data + off, n);
-		return;
-	}
-	if (fi->type == KETW_FIELD_GUID) {
-		printf("\"%s\"", ketw_guid_format(data + off, guid));
-		return;
-	}
-	if (w) {
-		v = json_uint(data + off, w, swapped);
-		switch (fi->type) {
-		case KETW_FIELD_S8: case KETW_FIELD_S16:
-		case KETW_FIELD_S32: case KETW_FIELD_S64:
-			if (w < 8 && (v & (1ull << (8 * w - 1))))
-				v |= ~0ull << (8 * w);
-			printf("%lld", (long long)v);
-			return;
-		case KETW_FIELD_HEX32: case KETW_FIELD_HEX64:
-			printf("\"0x%llx\"", (unsigned long long)v);
-			return;
-		default:
-			printf("%llu", (unsigned long long)v);
-			return;
-		}
-	}
-	n = len - off;
-	if (fi->size && fi->size < n)
-		n = fi->size;
-	if (fi->type == KETW_FIELD_STRING)
-		json_bytes(data + off, n);
-	else
-		json_hex(data + off, n);	/* binary, odd sizes, unknown */
-}
-
-static void json_record(const struct ketw_record *rec,
-			const struct ketw_registry *reg, bool swapped,
-			const struct report_opts *o)
-{
-	const struct ketw_event_header *h = rec->hdr;
-	bool sys = h->flags & KETW_RECORD_SYSTEM;
-	const struct ketw_event_info *ev = NULL;
-	char guid[KETW_GUID_STR_LEN], fname[KETW_FIELD_NAME_MAX + 1];
-	const char *pname, *lname;
-	unsigned int i, nr;
-
-	if (!sys)
-		ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
-					 h->version);
-	pname = ketw_registry_record_provider(reg, h);
-	if (!pname && sys && ketw_guid_is_zero(h->provider_guid))
-		pname = KETW_SYSTEM_PROVIDER_NAME;
-	printf("{\"cpu\":%u,\"ts\":\"%llu.%09llu\",\"timestamp\":%llu,\"pid\":%u,\"tid\":%u,\"seq\":%llu,\"guid\":\"%s\"",
-	       rec->cpu,
-	       (unsigned long long)(h->timestamp / 1000000000ull),
-	       (unsigned long long)(h->timestamp % 1000000000ull),
-	       (unsigned long long)h->timestamp, h->process_id, h->thread_id,
-	       (unsigned long long)h->sequence,
-	       ketw_guid_format(h->provider_guid, guid));
-	if (pname) {
-		printf(",\"provider\":");
-		ketw_json_string(pname, KETW_NAME_MAX);
-	}
-	printf(",\"type\":%u,\"level\":%u", h->type, h->level);
-	lname = ketw_level_name(h->level);
-	if (lname && h->level)
-		printf(",\"level_name\":\"%s\"", lname);
-	printf(",\"version\":%u,\"id\":%u", h->version, h->event_id);
-	if (sys && ketw_sys_event_name(h->event_id))
-		printf(",\"event\":\"%s\"", ketw_sys_event_name(h->event_id));
-	else if (ev) {
-		printf(",\"event\":");
-		ketw_json_string(ev->name, sizeof(ev->name));
-	}
-	printf(",\"keyword\":%llu,\"flags\":%u,\"system\":%s,\"truncated\":%s,\"len\":%zu",
-	       (unsigned long long)h->keyword, h->flags,
-	       sys ? "true" : "false",
-	       h->flags & KETW_RECORD_TRUNCATED ? "true" : "false",
-	       rec->data_len);
-	if (ev && o->payload) {
-		nr = ev->nr_fields < KETW_MAX_FIELDS ? ev->nr_fields :
-						       KETW_MAX_FIELDS;
-		printf(",\"fields\":{");
-		for (i = 0; i < nr; i++) {
-			const struct ketw_field_info *fi = &ev->fields[i];
-
-			memcpy(fname, fi->name, sizeof(fi->name));
-			fname[sizeof(fi->name)] = '\0';
-			if (i)
-				putchar(',');
-			ketw_json_string(fname, sizeof(fname));
-			putchar(':');
-			json_field(fi, rec->data, rec->data_len, swapped);
-		}
-		putchar('}');
-	} else if (o->payload) {
-		printf(",\"payload\":");
-		json_hex(rec->data, rec->data_len);
-	}
-	printf("}\n");
 }
 
 /* What the file's rundown holds. */
@@ -517,7 +339,8 @@ static int report_records(struct ketw_input *in,
 		if (o->json) {
 			if (!o->rundown && ketw_record_is_rundown(&rec))
 				continue;
-			json_record(&rec, reg, swapped, o);
+			ketw_report_json_record(&rec, reg, swapped,
+						o->payload);
 			if (ferror(stdout))
 				return -EIO;
 			continue;

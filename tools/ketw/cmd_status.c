@@ -62,53 +62,74 @@ static void status_json(const struct ketw_session_status *ss,
 			uint64_t memory)
 {
 	const char *ename = ketw_errno_name(ss->flush_error);
-	const char *sep = "";
+	struct ketw_json j;
 	unsigned int cpu;
 
-	/* Session names are [A-Za-z0-9_.-]: nothing to escape. */
-	printf("{\n");
-	printf("  \"session\": \"%s\",\n", ss->name);
-	printf("  \"state\": \"%s\",\n", ketw_or(ketw_state_name(ss->state),
-						 "unknown"));
-	printf("  \"full\": %s,\n",
-	       ss->full_status == KETW_FULL_FULL ? "true" : "false");
-	printf("  \"overrun\": %s,\n",
-	       ss->overrun_status == KETW_OVERRUN_OVERRUN ? "true" : "false");
-	printf("  \"flushing\": %s,\n",
-	       ss->flush_status == KETW_FLUSH_FLUSHING ? "true" : "false");
-	printf("  \"flush_error\": %d,\n", ss->flush_error);
-	if (ss->flush_error && ename)
-		printf("  \"flush_error_name\": \"%s\",\n", ename);
-	else
-		printf("  \"flush_error_name\": null,\n");
-	printf("  \"auto_stopped\": %s,\n", ss->auto_stopped ? "true" : "false");
-	printf("  \"nr_cpus\": %u,\n", ss->nr_cpus);
-	printf("  \"written\": %llu,\n", (unsigned long long)ss->written);
-	printf("  \"lost\": %llu,\n", (unsigned long long)ss->lost);
-	printf("  \"overwritten\": %llu,\n",
-	       (unsigned long long)ss->overwritten);
-	printf("  \"memory\": %llu,\n", (unsigned long long)memory);
-	printf("  \"cpus\": [");
+	ketw_json_init(&j, stdout, true);
+	ketw_json_object(&j, true);
+	ketw_json_key(&j, "session");
+	ketw_json_string(&j, ss->name, sizeof(ss->name));
+	ketw_json_key(&j, "state");
+	ketw_json_string_or_null(&j, ketw_or(ketw_state_name(ss->state),
+					     "unknown"));
+	ketw_json_key(&j, "full");
+	ketw_json_bool(&j, ss->full_status == KETW_FULL_FULL);
+	ketw_json_key(&j, "overrun");
+	ketw_json_bool(&j, ss->overrun_status == KETW_OVERRUN_OVERRUN);
+	ketw_json_key(&j, "flushing");
+	ketw_json_bool(&j, ss->flush_status == KETW_FLUSH_FLUSHING);
+	ketw_json_key(&j, "flush_error");
+	ketw_json_s64(&j, ss->flush_error);
+	ketw_json_key(&j, "flush_error_name");
+	ketw_json_string_or_null(&j, ss->flush_error ? ename : NULL);
+	ketw_json_key(&j, "auto_stopped");
+	ketw_json_bool(&j, ss->auto_stopped);
+	ketw_json_key(&j, "nr_cpus");
+	ketw_json_u64(&j, ss->nr_cpus);
+	ketw_json_key(&j, "written");
+	ketw_json_u64(&j, ss->written);
+	ketw_json_key(&j, "lost");
+	ketw_json_u64(&j, ss->lost);
+	ketw_json_key(&j, "overwritten");
+	ketw_json_u64(&j, ss->overwritten);
+	ketw_json_key(&j, "memory");
+	ketw_json_u64(&j, memory);
+	ketw_json_key(&j, "cpus");
+	ketw_json_array(&j, true);
 	for (cpu = 0; cpu < ss->nr_cpus; cpu++) {
 		const struct ketw_cpu_stats *s = &st[cpu];
 
 		if (!valid[cpu])
 			continue;
-		printf("%s\n    {\"cpu\": %u, \"written\": %llu, \"lost_full\": %llu, \"overwritten\": %llu, \"lost_busy\": %llu, \"lost_nested\": %llu, \"truncated\": %llu, \"read\": %llu, \"sequence\": %llu, \"produced\": %llu, \"consumed\": %llu, \"pending\": %u}",
-		       sep, cpu, (unsigned long long)s->written,
-		       (unsigned long long)s->lost_full,
-		       (unsigned long long)s->overwritten,
-		       (unsigned long long)s->lost_busy,
-		       (unsigned long long)s->lost_nested,
-		       (unsigned long long)s->truncated,
-		       (unsigned long long)s->read,
-		       (unsigned long long)s->sequence,
-		       (unsigned long long)s->produced,
-		       (unsigned long long)s->consumed,
-		       (uint32_t)(s->produced - s->consumed));
-		sep = ",";
+		ketw_json_object(&j, false);
+		ketw_json_key(&j, "cpu");
+		ketw_json_u64(&j, cpu);
+		ketw_json_key(&j, "written");
+		ketw_json_u64(&j, s->written);
+		ketw_json_key(&j, "lost_full");
+		ketw_json_u64(&j, s->lost_full);
+		ketw_json_key(&j, "overwritten");
+		ketw_json_u64(&j, s->overwritten);
+		ketw_json_key(&j, "lost_busy");
+		ketw_json_u64(&j, s->lost_busy);
+		ketw_json_key(&j, "lost_nested");
+		ketw_json_u64(&j, s->lost_nested);
+		ketw_json_key(&j, "truncated");
+		ketw_json_u64(&j, s->truncated);
+		ketw_json_key(&j, "read");
+		ketw_json_u64(&j, s->read);
+		ketw_json_key(&j, "sequence");
+		ketw_json_u64(&j, s->sequence);
+		ketw_json_key(&j, "produced");
+		ketw_json_u64(&j, s->produced);
+		ketw_json_key(&j, "consumed");
+		ketw_json_u64(&j, s->consumed);
+		ketw_json_key(&j, "pending");
+		ketw_json_u64(&j, (uint32_t)(s->produced - s->consumed));
+		ketw_json_end(&j);
 	}
-	printf("%s]\n}\n", *sep ? "\n  " : "");
+	ketw_json_end(&j);
+	ketw_json_end(&j);
 }
 
 int cmd_status(int argc, char **argv)

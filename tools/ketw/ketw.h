@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "libketw.h"
 
@@ -195,10 +196,49 @@ void ketw_progress_update(struct ketw_progress *p, uint64_t done,
 			  uint64_t total, uint64_t records);
 void ketw_progress_end(struct ketw_progress *p);
 
-/* ---- json.c ---- */
+/* ---- json.c: a JSON writer ---- */
 
-/* A JSON string, quoted and escaped, on stdout. */
-void ketw_json_string(const char *s, size_t max);
+#define KETW_JSON_MAX_DEPTH	8
+
+struct ketw_json_level {
+	char close;		/* '}' or ']' */
+	bool multiline;		/* members one per line */
+	bool empty;		/* no member yet */
+	unsigned int indent;	/* of the line the opener is on */
+};
+
+struct ketw_json {
+	FILE *f;
+	bool pretty;		/* else compact: no blanks, no newlines */
+	bool after_key;		/* the next value is a key's */
+	unsigned int depth;
+	struct ketw_json_level c[KETW_JSON_MAX_DEPTH];
+};
+
+void ketw_json_init(struct ketw_json *j, FILE *f, bool pretty);
+/*
+ * Open an object or an array; @multiline (pretty only): a line for each
+ * member. ketw_json_end() closes the innermost one, and ends the text
+ * with a newline when it closes the outermost.
+ */
+void ketw_json_object(struct ketw_json *j, bool multiline);
+void ketw_json_array(struct ketw_json *j, bool multiline);
+void ketw_json_end(struct ketw_json *j);
+/* A member's key; the next call writes its value. */
+void ketw_json_key(struct ketw_json *j, const char *key);
+/* Values. Strings stop at a NUL or @max bytes, and are escaped. */
+void ketw_json_string(struct ketw_json *j, const char *s, size_t max);
+void ketw_json_string_or_null(struct ketw_json *j, const char *s);
+__attribute__((format(printf, 2, 3)))
+void ketw_json_stringf(struct ketw_json *j, const char *fmt, ...);
+void ketw_json_hex(struct ketw_json *j, const unsigned char *p, size_t n);
+void ketw_json_u64(struct ketw_json *j, uint64_t v);
+void ketw_json_s64(struct ketw_json *j, int64_t v);
+void ketw_json_bool(struct ketw_json *j, bool v);
+void ketw_json_null(struct ketw_json *j);
+/* @max bytes of @p quoted and escaped (up to a NUL if @stop_at_nul). */
+void ketw_json_escaped(FILE *f, const unsigned char *p, size_t max,
+		       bool stop_at_nul);
 
 /* ---- cmd_start.c: the options and the starting of start and record ---- */
 
