@@ -3,9 +3,9 @@
  * ketw disable: stop a session from taking providers; ketw enable's code
  * with -p alone (cmd_enable.c).
  */
-#include "ketw.h"
+#include "cli.h"
 
 int cmd_disable(int argc, char **argv)
 {
-	return ketw_enable_or_disable(argc, argv, true);
+	return cli_enable_or_disable(argc, argv, true);
 }

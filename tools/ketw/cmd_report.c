@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 #include "report_json.h"
 #include "template_report.h"
 
@@ -171,20 +171,20 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	       h->version_major, h->version_minor,
 	       ketw_input_swapped(in) ? ", written with the other byte order" : "");
 	printf("session:  %s (%s when extracted), created %s\n", s->name,
-	       ketw_or(ketw_state_name(s->state), "?"),
-	       ketw_time_format(s->creation_time, t, sizeof(t)));
+	       cli_or(ketw_state_name(s->state), "?"),
+	       cli_time_format(s->creation_time, t, sizeof(t)));
 	printf("buffers:  %u KiB per cpu, policy %s, max data %u bytes\n",
-	       s->buffer_kb, ketw_or(ketw_policy_name(s->policy), "?"),
+	       s->buffer_kb, cli_or(ketw_policy_name(s->policy), "?"),
 	       s->max_data_size);
 	printf("clock:    %s (resolution %u ns)\n",
-	       ketw_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
+	       cli_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default; providers enabled one by one have their own)\n",
-	       s->level ? ketw_or(ketw_level_name(s->level), "?") : "all",
+	       s->level ? cli_or(ketw_level_name(s->level), "?") : "all",
 	       (unsigned long long)s->match_any,
 	       (unsigned long long)s->match_all);
 	printf("host:     %s, kernel %s, %s\n", h->hostname, h->release,
 	       h->machine);
-	printf("written:  %s\n", ketw_time_format(h->creation_time, t, sizeof(t)));
+	printf("written:  %s\n", cli_time_format(h->creation_time, t, sizeof(t)));
 	printf("cpus:     %u\n", h->nr_cpus);
 	if (rd->providers + rd->events + rd->tasks)
 		printf("rundown:  %llu providers, %llu event layouts, %llu tasks%s\n",
@@ -253,7 +253,7 @@ static int report_record_hex(const struct ketw_record *rec,
 	printf("  %s\n", line);
 	if (ketw_sys_payload_format(rec, sys, sizeof(sys)) > 0)
 		printf("    %s: %s\n",
-		       ketw_or(ketw_sys_event_name(rec->hdr->event_id), "?"),
+		       cli_or(ketw_sys_event_name(rec->hdr->event_id), "?"),
 		       sys);
 	if (o->payload && ketw_hexdump(stdout, "    ", rec->data,
 				       rec->data_len))
@@ -307,12 +307,12 @@ static int report_record(const struct ketw_record *rec,
 		if (ketw_sys_payload_format_named(rec, reg, sys,
 						  sizeof(sys)) > 0) {
 			printf("    %s: %s\n",
-			       ketw_or(ketw_sys_event_name(rec->hdr->event_id),
-				       "?"), sys);
+			       cli_or(ketw_sys_event_name(rec->hdr->event_id),
+				      "?"), sys);
 			return 0;
 		}
 	} else if (o->payload) {
-		n = ketw_template_report_record(rec, stdout);
+		n = cli_template_report_record(rec, stdout);
 		if (n)
 			return n < 0 ? n : 0;
 		n = report_payload_decoded(rec, reg, swapped);
@@ -339,8 +339,8 @@ static int report_records(struct ketw_input *in,
 		if (o->json) {
 			if (!o->rundown && ketw_record_is_rundown(&rec))
 				continue;
-			ketw_report_json_record(&rec, reg, swapped,
-						o->payload);
+			cli_report_json_record(&rec, reg, swapped,
+					       o->payload);
 			if (ferror(stdout))
 				return -EIO;
 			continue;
@@ -358,7 +358,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "hex", no_argument, NULL, 'X' },
 		{ "no-rundown", no_argument, NULL, 'R' },
-		{ "json", no_argument, NULL, KETW_OPT_JSON },
+		{ "json", no_argument, NULL, CLI_OPT_JSON },
 		{ "provider", required_argument, NULL, REPORT_OPT_PROVIDER },
 		{ "level", required_argument, NULL, REPORT_OPT_LEVEL },
 		{ "cpu", required_argument, NULL, REPORT_OPT_CPU },
@@ -369,20 +369,20 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	const char *path = KETW_DEFAULT_FILE;
+	const char *path = CLI_DEFAULT_FILE;
 	static struct report_opts o = {
 		.payload = true, .records = true, .rundown = true,
 	};
 	struct report_rundown rd = { 0 };
 	struct ketw_input *in;
 	char err_msg[256];
-	int c, err, ret = KETW_EXIT_OK;
+	int c, err, ret = CLI_EXIT_OK;
 
-	while ((c = ketw_getopt_long(argc, argv, "NHXRi:t:", longopts,
-				     &ret)) != -1) {
+	while ((c = cli_getopt_long(argc, argv, "NHXRi:t:", longopts,
+				    &ret)) != -1) {
 		switch (c) {
 		case 't':
-			ret = ketw_template_report_load(optarg);
+			ret = cli_template_report_load(optarg);
 			if (ret)
 				return ret;
 			break;
@@ -401,37 +401,37 @@ int cmd_report(int argc, char **argv)
 		case 'i':	/* trace-cmd's spelling */
 			path = optarg;
 			break;
-		case KETW_OPT_JSON:
+		case CLI_OPT_JSON:
 			o.json = true;
 			break;
 		case REPORT_OPT_PROVIDER:
 			if (o.nr_providers == REPORT_MAX_FILTERS)
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--provider: at most %d", REPORT_MAX_FILTERS);
 			if (ketw_provider_ref_parse(optarg,
 					&o.providers[o.nr_providers++]))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--provider: '%s' is not a provider name or GUID",
 					optarg);
 			break;
 		case REPORT_OPT_LEVEL:
 			if (ketw_parse_level(optarg, &o.level))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--level: '%s' is not a level (critical, error, warning, info, verbose, all, or 0..5)",
 					optarg);
 			break;
 		case REPORT_OPT_CPU:
 			if (o.nr_cpus == REPORT_MAX_FILTERS)
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--cpu: at most %d", REPORT_MAX_FILTERS);
 			if (ketw_parse_u64(optarg, UINT32_MAX, &v))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--cpu: '%s' is not a cpu number", optarg);
 			o.cpus[o.nr_cpus++] = (unsigned int)v;
 			break;
 		case REPORT_OPT_PID:
 			if (ketw_parse_u64(optarg, UINT32_MAX, &v))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--pid: '%s' is not a process id", optarg);
 			o.pid = (uint32_t)v;
 			o.pid_set = true;
@@ -440,7 +440,7 @@ int cmd_report(int argc, char **argv)
 		case REPORT_OPT_TO:
 			if (report_parse_time(optarg, c == REPORT_OPT_FROM ?
 					      &o.from : &o.to))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--%s: '%s' is not SECONDS[.FRACTION]",
 					c == REPORT_OPT_FROM ? "from" : "to",
 					optarg);
@@ -459,30 +459,30 @@ int cmd_report(int argc, char **argv)
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
 
 	err = ketw_input_open(path, &in, err_msg, sizeof(err_msg));
 	if (err) {
 		if (err == -ENOENT)
-			return ketw_error("cannot open %s: %s (make one with 'ketw extract -o %s')",
-					  path, err_msg, path);
-		return ketw_error("cannot read %s: %s", path, err_msg);
+			return cli_error("cannot open %s: %s (make one with 'ketw extract -o %s')",
+					 path, err_msg, path);
+		return cli_error("cannot read %s: %s", path, err_msg);
 	}
 	err = report_scan(in, &rd);
 	if (err) {
-		ret = ketw_error("cannot read the rundown of %s: %s", path,
-				 strerror(-err));
+		ret = cli_error("cannot read the rundown of %s: %s", path,
+				strerror(-err));
 		goto out;
 	}
 	if (!o.hex && !o.json)
-		ketw_template_report_bind(in);
+		cli_template_report_bind(in);
 	if (o.json) {
 		err = report_records(in, rd.reg, &o);
 		if (err == -ENOMEM)
-			ret = ketw_error("out of memory");
+			ret = cli_error("out of memory");
 		else if (err)
-			ret = ketw_error("writing the report failed");
+			ret = cli_error("writing the report failed");
 		goto out;
 	}
 	report_summary(path, in, &rd, o.hex);
@@ -490,15 +490,15 @@ int cmd_report(int argc, char **argv)
 		printf("\n");
 		err = report_records(in, rd.reg, &o);
 		if (err == -ENOMEM)
-			ret = ketw_error("out of memory");
+			ret = cli_error("out of memory");
 		else if (err)
-			ret = ketw_error("writing the report failed");
+			ret = cli_error("writing the report failed");
 	}
 out:
 	ketw_registry_free(rd.reg);
 	ketw_input_close(in);
 	if (fflush(stdout))
-		ret = ketw_error("writing the report failed: %s",
-				 strerror(errno));
+		ret = cli_error("writing the report failed: %s",
+				strerror(errno));
 	return ret;
 }

@@ -4,19 +4,19 @@
  */
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 int cmd_reset(int argc, char **argv)
 {
 	const char *name;
 	int fd, err, ret;
 
-	ret = ketw_session_only(argc, argv, &name, &fd);
+	ret = cli_session_only(argc, argv, &name, &fd);
 	if (fd < 0)
 		return ret;
 	err = ketw_session_destroy(fd, name);
 	if (err)
-		ret = ketw_session_error("remove", name, err);
+		ret = cli_session_error("remove", name, err);
 	close(fd);
 	return ret;
 }

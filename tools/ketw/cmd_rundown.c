@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 int cmd_rundown(int argc, char **argv)
 {
@@ -15,7 +15,7 @@ int cmd_rundown(int argc, char **argv)
 	struct ketw_session_attr attr;
 	int fd, err, ret;
 
-	ret = ketw_session_only(argc, argv, &name, &fd);
+	ret = cli_session_only(argc, argv, &name, &fd);
 	if (fd < 0)
 		return ret;
 	err = ketw_session_rundown(fd, name);
@@ -24,10 +24,10 @@ int cmd_rundown(int argc, char **argv)
 		       name);
 	else if (err == -EINVAL && !ketw_session_get_attr(fd, name, &attr) &&
 		 attr.state != KETW_STATE_RUNNING)
-		ret = ketw_error("session '%s' is not running (a rundown goes into a running session)",
-				 name);
+		ret = cli_error("session '%s' is not running (a rundown goes into a running session)",
+				name);
 	else
-		ret = ketw_session_error("log a rundown into", name, err);
+		ret = cli_session_error("log a rundown into", name, err);
 	close(fd);
 	return ret;
 }

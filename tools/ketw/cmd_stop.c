@@ -5,22 +5,22 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 int cmd_stop(int argc, char **argv)
 {
 	const char *name;
 	int fd, err, ret;
 
-	ret = ketw_session_only(argc, argv, &name, &fd);
+	ret = cli_session_only(argc, argv, &name, &fd);
 	if (fd < 0)
 		return ret;
 	err = ketw_session_stop(fd, name);
 	if (err == -EALREADY)
-		ketw_error("session '%s' is not running (nothing to stop)",
-			   name);
+		cli_error("session '%s' is not running (nothing to stop)",
+			  name);
 	else if (err)
-		ret = ketw_session_error("stop", name, err);
+		ret = cli_session_error("stop", name, err);
 	close(fd);
 	return ret;
 }

@@ -5,10 +5,10 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-int ketw_get_cpu_stats(int fd, const char *name, unsigned int nr,
-		       struct ketw_cpu_stats *st, bool *valid)
+int cli_get_cpu_stats(int fd, const char *name, unsigned int nr,
+		      struct ketw_cpu_stats *st, bool *valid)
 {
 	unsigned int cpu;
 	int err;
@@ -20,14 +20,14 @@ int ketw_get_cpu_stats(int fd, const char *name, unsigned int nr,
 		if (err == -EINVAL)	/* not a possible CPU */
 			continue;
 		if (err)
-			return ketw_session_error("read the counters of",
-						  name, err);
+			return cli_session_error("read the counters of",
+						 name, err);
 	}
 	return 0;
 }
 
-void ketw_print_cpu_stats(const struct ketw_cpu_stats *st, const bool *valid,
-			  unsigned int nr)
+void cli_print_cpu_stats(const struct ketw_cpu_stats *st, const bool *valid,
+			 unsigned int nr)
 {
 	unsigned int cpu;
 

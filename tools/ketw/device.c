@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-int ketw_open_device(int flags)
+int cli_open_device(int flags)
 {
-	const char *path = getenv(KETW_DEVICE_ENV);
+	const char *path = getenv(CLI_DEVICE_ENV);
 	const char *hint = "";
 	int fd;
 
@@ -30,6 +30,6 @@ int ketw_open_device(int flags)
 		hint = " (ketw needs root: CAP_SYS_ADMIN)";
 		break;
 	}
-	ketw_error("cannot open %s: %s%s", path, strerror(-fd), hint);
+	cli_error("cannot open %s: %s%s", path, strerror(-fd), hint);
 	return -1;
 }

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-char *ketw_time_format(uint64_t ns, char *buf, size_t len)
+char *cli_time_format(uint64_t ns, char *buf, size_t len)
 {
 	time_t t = ns / 1000000000ull;
 	struct tm tm;
@@ -24,7 +24,7 @@ char *ketw_time_format(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-char *ketw_size_format(uint64_t bytes, char *buf, size_t len)
+char *cli_size_format(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
 	double v = bytes;

@@ -11,25 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-void ketw_json_init(struct ketw_json *j, FILE *f, bool pretty)
+void cli_json_init(struct cli_json *j, FILE *f, bool pretty)
 {
 	memset(j, 0, sizeof(*j));
 	j->f = f;
 	j->pretty = pretty;
 }
 
-static void json_indent(struct ketw_json *j, unsigned int n)
+static void json_indent(struct cli_json *j, unsigned int n)
 {
 	fputc('\n', j->f);
 	fprintf(j->f, "%*s", (int)n, "");
 }
 
 /* Before a key, or a value that is not a key's: separator and layout. */
-static void json_member(struct ketw_json *j)
+static void json_member(struct cli_json *j)
 {
-	struct ketw_json_level *c;
+	struct cli_json_level *c;
 
 	if (j->after_key) {
 		j->after_key = false;
@@ -48,9 +48,9 @@ static void json_member(struct ketw_json *j)
 }
 
 /* The indentation of the line the next container's opener sits on. */
-static unsigned int json_line_indent(const struct ketw_json *j)
+static unsigned int json_line_indent(const struct cli_json *j)
 {
-	const struct ketw_json_level *c;
+	const struct cli_json_level *c;
 
 	if (!j->depth)
 		return 0;
@@ -58,14 +58,14 @@ static unsigned int json_line_indent(const struct ketw_json *j)
 	return c->multiline ? c->indent + 2 : c->indent;
 }
 
-static void json_open(struct ketw_json *j, char open, char close,
+static void json_open(struct cli_json *j, char open, char close,
 		      bool multiline)
 {
 	unsigned int indent = json_line_indent(j);
-	struct ketw_json_level *c;
+	struct cli_json_level *c;
 
 	/* The nesting of ketw's output is fixed: deeper is a bug here. */
-	if (j->depth == KETW_JSON_MAX_DEPTH)
+	if (j->depth == CLI_JSON_MAX_DEPTH)
 		abort();
 	json_member(j);
 	fputc(open, j->f);
@@ -76,19 +76,19 @@ static void json_open(struct ketw_json *j, char open, char close,
 	c->empty = true;
 }
 
-void ketw_json_object(struct ketw_json *j, bool multiline)
+void cli_json_object(struct cli_json *j, bool multiline)
 {
 	json_open(j, '{', '}', multiline);
 }
 
-void ketw_json_array(struct ketw_json *j, bool multiline)
+void cli_json_array(struct cli_json *j, bool multiline)
 {
 	json_open(j, '[', ']', multiline);
 }
 
-void ketw_json_end(struct ketw_json *j)
+void cli_json_end(struct cli_json *j)
 {
-	struct ketw_json_level *c;
+	struct cli_json_level *c;
 
 	if (!j->depth)
 		return;
@@ -100,17 +100,17 @@ void ketw_json_end(struct ketw_json *j)
 		fputc('\n', j->f);
 }
 
-void ketw_json_key(struct ketw_json *j, const char *key)
+void cli_json_key(struct cli_json *j, const char *key)
 {
 	json_member(j);
-	ketw_json_escaped(j->f, (const unsigned char *)key, strlen(key),
-			  false);
+	cli_json_escaped(j->f, (const unsigned char *)key, strlen(key),
+			 false);
 	fputs(j->pretty ? ": " : ":", j->f);
 	j->after_key = true;
 }
 
-void ketw_json_escaped(FILE *f, const unsigned char *p, size_t max,
-		       bool stop_at_nul)
+void cli_json_escaped(FILE *f, const unsigned char *p, size_t max,
+		      bool stop_at_nul)
 {
 	size_t i;
 
@@ -126,13 +126,13 @@ void ketw_json_escaped(FILE *f, const unsigned char *p, size_t max,
 	fputc('"', f);
 }
 
-void ketw_json_string(struct ketw_json *j, const char *s, size_t max)
+void cli_json_string(struct cli_json *j, const char *s, size_t max)
 {
 	json_member(j);
-	ketw_json_escaped(j->f, (const unsigned char *)s, max, true);
+	cli_json_escaped(j->f, (const unsigned char *)s, max, true);
 }
 
-void ketw_json_hex(struct ketw_json *j, const unsigned char *p, size_t n)
+void cli_json_hex(struct cli_json *j, const unsigned char *p, size_t n)
 {
 	size_t i;
 
@@ -143,7 +143,7 @@ void ketw_json_hex(struct ketw_json *j, const unsigned char *p, size_t n)
 	fputc('"', j->f);
 }
 
-void ketw_json_stringf(struct ketw_json *j, const char *fmt, ...)
+void cli_json_stringf(struct cli_json *j, const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -151,37 +151,37 @@ void ketw_json_stringf(struct ketw_json *j, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	ketw_json_string(j, buf, sizeof(buf));
+	cli_json_string(j, buf, sizeof(buf));
 }
 
-void ketw_json_u64(struct ketw_json *j, uint64_t v)
+void cli_json_u64(struct cli_json *j, uint64_t v)
 {
 	json_member(j);
 	fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
-void ketw_json_s64(struct ketw_json *j, int64_t v)
+void cli_json_s64(struct cli_json *j, int64_t v)
 {
 	json_member(j);
 	fprintf(j->f, "%lld", (long long)v);
 }
 
-void ketw_json_bool(struct ketw_json *j, bool v)
+void cli_json_bool(struct cli_json *j, bool v)
 {
 	json_member(j);
 	fputs(v ? "true" : "false", j->f);
 }
 
-void ketw_json_null(struct ketw_json *j)
+void cli_json_null(struct cli_json *j)
 {
 	json_member(j);
 	fputs("null", j->f);
 }
 
-void ketw_json_string_or_null(struct ketw_json *j, const char *s)
+void cli_json_string_or_null(struct cli_json *j, const char *s)
 {
 	if (s)
-		ketw_json_string(j, s, strlen(s));
+		cli_json_string(j, s, strlen(s));
 	else
-		ketw_json_null(j);
+		cli_json_null(j);
 }

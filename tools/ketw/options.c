@@ -7,16 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-int ketw_getopt(int argc, char **argv, const char *optstring,
-		int *exit_code)
+int cli_getopt(int argc, char **argv, const char *optstring,
+	       int *exit_code)
 {
-	return ketw_getopt_long(argc, argv, optstring, NULL, exit_code);
+	return cli_getopt_long(argc, argv, optstring, NULL, exit_code);
 }
 
-int ketw_getopt_long(int argc, char **argv, const char *optstring,
-		     const struct option *extra, int *exit_code)
+int cli_getopt_long(int argc, char **argv, const char *optstring,
+		    const struct option *extra, int *exit_code)
 {
 	struct option longopts[16] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -34,70 +34,70 @@ int ketw_getopt_long(int argc, char **argv, const char *optstring,
 	c = getopt_long(argc, argv, opts, longopts, NULL);
 	switch (c) {
 	case 'h':
-		ketw_usage_print(argv[0]);
-		*exit_code = KETW_EXIT_OK;
+		cli_usage_print(argv[0]);
+		*exit_code = CLI_EXIT_OK;
 		return '?';
 	case ':':
-		*exit_code = ketw_usage_error(argv[0],
-					      "option -%c needs an argument",
-					      optopt);
+		*exit_code = cli_usage_error(argv[0],
+					     "option -%c needs an argument",
+					     optopt);
 		return '?';
 	case '?':
 		if (optopt && optopt < 0x100)
-			*exit_code = ketw_usage_error(argv[0],
-						      "unknown option -%c",
-						      optopt);
+			*exit_code = cli_usage_error(argv[0],
+						     "unknown option -%c",
+						     optopt);
 		else
-			*exit_code = ketw_usage_error(argv[0],
-						      "unknown option %s",
-						      argv[optind - 1]);
+			*exit_code = cli_usage_error(argv[0],
+						     "unknown option %s",
+						     argv[optind - 1]);
 		return '?';
 	default:
 		return c;
 	}
 }
 
-int ketw_check_session_name(const char *cmd, const char *name)
+int cli_check_session_name(const char *cmd, const char *name)
 {
 	if (ketw_session_name_valid(name))
 		return 0;
-	return ketw_usage_error(cmd,
+	return cli_usage_error(cmd,
 		"-s: '%s' is not a session name (1 to %d characters of A-Z a-z 0-9 _ . -)",
 		name, KETW_NAME_MAX - 1);
 }
 
-int ketw_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
-		 uint64_t min, uint64_t max, uint64_t *out)
+int cli_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
+		uint64_t min, uint64_t max, uint64_t *out)
 {
 	int err = ketw_parse_u64(arg, UINT64_MAX, out);
 
 	if (err == -EINVAL)
-		return ketw_usage_error(cmd, "-%c: '%s' is not %s", opt, arg,
-					what);
+		return cli_usage_error(cmd, "-%c: '%s' is not %s", opt, arg,
+				       what);
 	if (err || *out < min || *out > max)
-		return ketw_usage_error(cmd,
+		return cli_usage_error(cmd,
 			"-%c: %s is out of range (%llu to %llu)", opt, arg,
 			(unsigned long long)min, (unsigned long long)max);
 	return 0;
 }
 
-int ketw_session_only(int argc, char **argv, const char **name, int *fd)
+int cli_session_only(int argc, char **argv, const char **name, int *fd)
 {
-	int c, ret = KETW_EXIT_OK;
+	int c, ret = CLI_EXIT_OK;
 
-	*name = KETW_DEFAULT_SESSION;
+	*name = CLI_DEFAULT_SESSION;
 	*fd = -1;
-	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
+	while ((c = cli_getopt(argc, argv, "s:", &ret)) != -1) {
 		if (c != 's')
 			return ret;
 		*name = optarg;
-		ret = ketw_check_session_name(argv[0], *name);
+		ret = cli_check_session_name(argv[0], *name);
 		if (ret)
 			return ret;
 	}
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-	*fd = ketw_open_device(0);
-	return *fd < 0 ? KETW_EXIT_ERROR : 0;
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
+	*fd = cli_open_device(0);
+	return *fd < 0 ? CLI_EXIT_ERROR : 0;
 }

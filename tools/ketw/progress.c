@@ -7,9 +7,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-static uint64_t ketw_now_ns(void)
+static uint64_t cli_now_ns(void)
 {
 	struct timespec ts;
 
@@ -17,36 +17,36 @@ static uint64_t ketw_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-#define KETW_PROGRESS_DELAY_NS	1000000000ull	/* show after a second */
-#define KETW_PROGRESS_EVERY_NS	200000000ull	/* then 5 times a second */
+#define CLI_PROGRESS_DELAY_NS	1000000000ull	/* show after a second */
+#define CLI_PROGRESS_EVERY_NS	200000000ull	/* then 5 times a second */
 
-void ketw_progress_init(struct ketw_progress *p, const char *what)
+void cli_progress_init(struct cli_progress *p, const char *what)
 {
 	memset(p, 0, sizeof(*p));
 	p->what = what;
 	p->enabled = isatty(STDERR_FILENO);
-	p->start_ns = ketw_now_ns();
+	p->start_ns = cli_now_ns();
 }
 
-void ketw_progress_update(struct ketw_progress *p, uint64_t done,
-			  uint64_t total, uint64_t records)
+void cli_progress_update(struct cli_progress *p, uint64_t done,
+			 uint64_t total, uint64_t records)
 {
 	char a[32], b[32];
 	uint64_t now;
 
 	if (!p->enabled)
 		return;
-	now = ketw_now_ns();
-	if (now - p->start_ns < KETW_PROGRESS_DELAY_NS ||
-	    (p->shown && now - p->last_ns < KETW_PROGRESS_EVERY_NS))
+	now = cli_now_ns();
+	if (now - p->start_ns < CLI_PROGRESS_DELAY_NS ||
+	    (p->shown && now - p->last_ns < CLI_PROGRESS_EVERY_NS))
 		return;
 	p->last_ns = now;
 	p->shown = true;
-	ketw_size_format(done, a, sizeof(a));
+	cli_size_format(done, a, sizeof(a));
 	if (total) {
 		if (done > total)
 			done = total;	/* records that came in meanwhile */
-		ketw_size_format(total, b, sizeof(b));
+		cli_size_format(total, b, sizeof(b));
 		fprintf(stderr, "\r\033[K%s: %s of %s (%u%%), %llu records",
 			p->what, a, b, (unsigned int)(done * 100 / total),
 			(unsigned long long)records);
@@ -57,7 +57,7 @@ void ketw_progress_update(struct ketw_progress *p, uint64_t done,
 	fflush(stderr);
 }
 
-void ketw_progress_end(struct ketw_progress *p)
+void cli_progress_end(struct cli_progress *p)
 {
 	if (p->shown)
 		fputs("\r\033[K", stderr);

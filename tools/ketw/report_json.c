@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 #include "report_json.h"
 
 static uint64_t json_uint(const unsigned char *p, unsigned int w, bool swapped)
@@ -42,7 +42,7 @@ static unsigned int json_int_width(unsigned int type)
 }
 
 /* One field's value: numbers, strings, GUIDs, hex strings; null if missing. */
-static void json_field(struct ketw_json *j, const struct ketw_field_info *fi,
+static void json_field(struct cli_json *j, const struct ketw_field_info *fi,
 		       const unsigned char *data, size_t len, bool swapped)
 {
 	unsigned int w = json_int_width(fi->type);
@@ -54,16 +54,16 @@ static void json_field(struct ketw_json *j, const struct ketw_field_info *fi,
 		w = KETW_GUID_SIZE;
 	/* As the text decoder: missing, untrusted sizes in hex. */
 	if (off > len || (w && off + w > len)) {
-		ketw_json_null(j);
+		cli_json_null(j);
 		return;
 	}
 	if (w && fi->size && fi->size != w) {
 		n = fi->size < len - off ? fi->size : len - off;
-		ketw_json_hex(j, data + off, n);
+		cli_json_hex(j, data + off, n);
 		return;
 	}
 	if (fi->type == KETW_FIELD_GUID) {
-		ketw_json_string_or_null(j, ketw_guid_format(data + off, guid));
+		cli_json_string_or_null(j, ketw_guid_format(data + off, guid));
 		return;
 	}
 	if (w) {
@@ -73,13 +73,13 @@ static void json_field(struct ketw_json *j, const struct ketw_field_info *fi,
 		case KETW_FIELD_S32: case KETW_FIELD_S64:
 			if (w < 8 && (v & (1ull << (8 * w - 1))))
 				v |= ~0ull << (8 * w);
-			ketw_json_s64(j, (int64_t)v);
+			cli_json_s64(j, (int64_t)v);
 			return;
 		case KETW_FIELD_HEX32: case KETW_FIELD_HEX64:
-			ketw_json_stringf(j, "0x%llx", (unsigned long long)v);
+			cli_json_stringf(j, "0x%llx", (unsigned long long)v);
 			return;
 		default:
-			ketw_json_u64(j, v);
+			cli_json_u64(j, v);
 			return;
 		}
 	}
@@ -87,14 +87,14 @@ static void json_field(struct ketw_json *j, const struct ketw_field_info *fi,
 	if (fi->size && fi->size < n)
 		n = fi->size;
 	if (fi->type == KETW_FIELD_STRING)
-		ketw_json_string(j, (const char *)data + off, n);
+		cli_json_string(j, (const char *)data + off, n);
 	else
-		ketw_json_hex(j, data + off, n);	/* binary, odd sizes, unknown */
+		cli_json_hex(j, data + off, n);	/* binary, odd sizes, unknown */
 }
 
-void ketw_report_json_record(const struct ketw_record *rec,
-			     const struct ketw_registry *reg, bool swapped,
-			     bool payload)
+void cli_report_json_record(const struct ketw_record *rec,
+			    const struct ketw_registry *reg, bool swapped,
+			    bool payload)
 {
 	const struct ketw_event_header *h = rec->hdr;
 	bool sys = h->flags & KETW_RECORD_SYSTEM;
@@ -102,7 +102,7 @@ void ketw_report_json_record(const struct ketw_record *rec,
 	char guid[KETW_GUID_STR_LEN], fname[KETW_FIELD_NAME_MAX + 1];
 	const char *pname, *lname;
 	unsigned int i, nr;
-	struct ketw_json j;
+	struct cli_json j;
 
 	if (!sys)
 		ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
@@ -110,75 +110,75 @@ void ketw_report_json_record(const struct ketw_record *rec,
 	pname = ketw_registry_record_provider(reg, h);
 	if (!pname && sys && ketw_guid_is_zero(h->provider_guid))
 		pname = KETW_SYSTEM_PROVIDER_NAME;
-	ketw_json_init(&j, stdout, false);
-	ketw_json_object(&j, false);
-	ketw_json_key(&j, "cpu");
-	ketw_json_u64(&j, rec->cpu);
-	ketw_json_key(&j, "ts");
-	ketw_json_stringf(&j, "%llu.%09llu",
-			  (unsigned long long)(h->timestamp / 1000000000ull),
-			  (unsigned long long)(h->timestamp % 1000000000ull));
-	ketw_json_key(&j, "timestamp");
-	ketw_json_u64(&j, h->timestamp);
-	ketw_json_key(&j, "pid");
-	ketw_json_u64(&j, h->process_id);
-	ketw_json_key(&j, "tid");
-	ketw_json_u64(&j, h->thread_id);
-	ketw_json_key(&j, "seq");
-	ketw_json_u64(&j, h->sequence);
-	ketw_json_key(&j, "guid");
-	ketw_json_string_or_null(&j, ketw_guid_format(h->provider_guid, guid));
+	cli_json_init(&j, stdout, false);
+	cli_json_object(&j, false);
+	cli_json_key(&j, "cpu");
+	cli_json_u64(&j, rec->cpu);
+	cli_json_key(&j, "ts");
+	cli_json_stringf(&j, "%llu.%09llu",
+			 (unsigned long long)(h->timestamp / 1000000000ull),
+			 (unsigned long long)(h->timestamp % 1000000000ull));
+	cli_json_key(&j, "timestamp");
+	cli_json_u64(&j, h->timestamp);
+	cli_json_key(&j, "pid");
+	cli_json_u64(&j, h->process_id);
+	cli_json_key(&j, "tid");
+	cli_json_u64(&j, h->thread_id);
+	cli_json_key(&j, "seq");
+	cli_json_u64(&j, h->sequence);
+	cli_json_key(&j, "guid");
+	cli_json_string_or_null(&j, ketw_guid_format(h->provider_guid, guid));
 	if (pname) {
-		ketw_json_key(&j, "provider");
-		ketw_json_string(&j, pname, KETW_NAME_MAX);
+		cli_json_key(&j, "provider");
+		cli_json_string(&j, pname, KETW_NAME_MAX);
 	}
-	ketw_json_key(&j, "type");
-	ketw_json_u64(&j, h->type);
-	ketw_json_key(&j, "level");
-	ketw_json_u64(&j, h->level);
+	cli_json_key(&j, "type");
+	cli_json_u64(&j, h->type);
+	cli_json_key(&j, "level");
+	cli_json_u64(&j, h->level);
 	lname = ketw_level_name(h->level);
 	if (lname && h->level) {
-		ketw_json_key(&j, "level_name");
-		ketw_json_string_or_null(&j, lname);
+		cli_json_key(&j, "level_name");
+		cli_json_string_or_null(&j, lname);
 	}
-	ketw_json_key(&j, "version");
-	ketw_json_u64(&j, h->version);
-	ketw_json_key(&j, "id");
-	ketw_json_u64(&j, h->event_id);
+	cli_json_key(&j, "version");
+	cli_json_u64(&j, h->version);
+	cli_json_key(&j, "id");
+	cli_json_u64(&j, h->event_id);
 	if (sys && ketw_sys_event_name(h->event_id)) {
-		ketw_json_key(&j, "event");
-		ketw_json_string_or_null(&j, ketw_sys_event_name(h->event_id));
+		cli_json_key(&j, "event");
+		cli_json_string_or_null(&j, ketw_sys_event_name(h->event_id));
 	} else if (ev) {
-		ketw_json_key(&j, "event");
-		ketw_json_string(&j, ev->name, sizeof(ev->name));
+		cli_json_key(&j, "event");
+		cli_json_string(&j, ev->name, sizeof(ev->name));
 	}
-	ketw_json_key(&j, "keyword");
-	ketw_json_u64(&j, h->keyword);
-	ketw_json_key(&j, "flags");
-	ketw_json_u64(&j, h->flags);
-	ketw_json_key(&j, "system");
-	ketw_json_bool(&j, sys);
-	ketw_json_key(&j, "truncated");
-	ketw_json_bool(&j, h->flags & KETW_RECORD_TRUNCATED);
-	ketw_json_key(&j, "len");
-	ketw_json_u64(&j, rec->data_len);
+	cli_json_key(&j, "keyword");
+	cli_json_u64(&j, h->keyword);
+	cli_json_key(&j, "flags");
+	cli_json_u64(&j, h->flags);
+	cli_json_key(&j, "system");
+	cli_json_bool(&j, sys);
+	cli_json_key(&j, "truncated");
+	cli_json_bool(&j, h->flags & KETW_RECORD_TRUNCATED);
+	cli_json_key(&j, "len");
+	cli_json_u64(&j, rec->data_len);
 	if (ev && payload) {
 		nr = ev->nr_fields < KETW_MAX_FIELDS ? ev->nr_fields :
 						       KETW_MAX_FIELDS;
-		ketw_json_key(&j, "fields");
-		ketw_json_object(&j, false);
+		cli_json_key(&j, "fields");
+		cli_json_object(&j, false);
 		for (i = 0; i < nr; i++) {
 			const struct ketw_field_info *fi = &ev->fields[i];
 
 			memcpy(fname, fi->name, sizeof(fi->name));
 			fname[sizeof(fi->name)] = '\0';
-			ketw_json_key(&j, fname);
+			cli_json_key(&j, fname);
 			json_field(&j, fi, rec->data, rec->data_len, swapped);
 		}
-		ketw_json_end(&j);
+		cli_json_end(&j);
 	} else if (payload) {
-		ketw_json_key(&j, "payload");
-		ketw_json_hex(&j, rec->data, rec->data_len);
+		cli_json_key(&j, "payload");
+		cli_json_hex(&j, rec->data, rec->data_len);
 	}
-	ketw_json_end(&j);
+	cli_json_end(&j);
 }

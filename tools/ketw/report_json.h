@@ -14,8 +14,8 @@
  * registry @reg gives it, and (@payload) its fields decoded in the
  * writer's byte order (@swapped: the other one), or its payload in hex.
  */
-void ketw_report_json_record(const struct ketw_record *rec,
-			     const struct ketw_registry *reg, bool swapped,
-			     bool payload);
+void cli_report_json_record(const struct ketw_record *rec,
+			    const struct ketw_registry *reg, bool swapped,
+			    bool payload);
 
 #endif /* _KETW_REPORT_JSON_H */

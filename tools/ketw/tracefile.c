@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-int ketw_cpu_buf_append(struct ketw_cpu_buf *b, const void *p, size_t n)
+int cli_cpu_buf_append(struct cli_cpu_buf *b, const void *p, size_t n)
 {
 	size_t cap;
 	void *q;
@@ -29,7 +29,7 @@ int ketw_cpu_buf_append(struct ketw_cpu_buf *b, const void *p, size_t n)
 	return 0;
 }
 
-void ketw_cpu_bufs_free(struct ketw_cpu_buf *b, unsigned int nr)
+void cli_cpu_bufs_free(struct cli_cpu_buf *b, unsigned int nr)
 {
 	unsigned int i;
 
@@ -38,9 +38,9 @@ void ketw_cpu_bufs_free(struct ketw_cpu_buf *b, unsigned int nr)
 	free(b);
 }
 
-int ketw_trace_write(const char *path, const struct ketw_session_attr *attr,
-		     const struct ketw_cpu_buf *cpus,
-		     const struct ketw_cpu_stats *st, const bool *valid)
+int cli_trace_write(const char *path, const struct ketw_session_attr *attr,
+		    const struct cli_cpu_buf *cpus,
+		    const struct ketw_cpu_stats *st, const bool *valid)
 {
 	struct ketw_output_info info;
 	struct ketw_output *out;
@@ -51,7 +51,7 @@ int ketw_trace_write(const char *path, const struct ketw_session_attr *attr,
 	ketw_output_info_from_attr(&info, attr);
 	err = ketw_output_create(path, &info, &out);
 	if (err)
-		return ketw_error("cannot create %s: %s", path, strerror(-err));
+		return cli_error("cannot create %s: %s", path, strerror(-err));
 	for (cpu = 0; cpu < attr->nr_cpus && !err; cpu++)
 		if (cpus[cpu].len)
 			err = ketw_output_add_records(out, cpu, cpus[cpu].data,
@@ -60,12 +60,12 @@ int ketw_trace_write(const char *path, const struct ketw_session_attr *attr,
 		err = ketw_output_add_stats(out, st, valid, attr->nr_cpus);
 	if (err) {
 		ketw_output_abort(out, path);
-		return ketw_error("cannot write %s: %s", path, strerror(-err));
+		return cli_error("cannot write %s: %s", path, strerror(-err));
 	}
 	err = ketw_output_close(out);
 	if (err) {
 		unlink(path);
-		return ketw_error("cannot write %s: %s", path, strerror(-err));
+		return cli_error("cannot write %s: %s", path, strerror(-err));
 	}
 	return 0;
 }
