@@ -146,6 +146,14 @@ char *cli_time_format(uint64_t ns, char *buf, size_t len);
 /* ---- cpu_stats.c ---- */
 
 /*
+ * Arrays of @nr counters and valid flags for session @name, which says it
+ * has @nr CPUs (checked against what a trace file takes). Returns 0, or
+ * KETW_EXIT_ERROR after a message; the caller frees both in any case.
+ */
+int cli_cpu_stats_alloc(const char *name, unsigned int nr,
+			struct ketw_cpu_stats **st, bool **valid);
+
+/*
  * Counters of CPUs 0..nr-1 of session @name into @st; @valid[cpu] is false
  * for a CPU the kernel has none for (not possible). Returns 0, or
  * CLI_EXIT_ERROR after a message.

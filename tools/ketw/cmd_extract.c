@@ -246,17 +246,9 @@ int cmd_extract(int argc, char **argv)
 		ret = cli_session_error("attach to", name, err);
 		goto out_close;
 	}
-	if (!attr.nr_cpus || attr.nr_cpus > KETW_FILE_MAX_CPUS) {
-		ret = cli_error("session '%s' reports %u cpus", name,
-				attr.nr_cpus);
-		goto out_close;
-	}
-	st = calloc(attr.nr_cpus, sizeof(*st));
-	valid = calloc(attr.nr_cpus, sizeof(*valid));
-	if (!st || !valid) {
-		ret = cli_error("out of memory");
+	ret = cli_cpu_stats_alloc(name, attr.nr_cpus, &st, &valid);
+	if (ret)
 		goto out_free;
-	}
 	ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (ret)
 		goto out_free;

@@ -129,17 +129,9 @@ int cmd_record(int argc, char **argv)
 		ret = cli_session_error("attach to", name, err);
 		goto out_signals;
 	}
-	if (!attr.nr_cpus || attr.nr_cpus > KETW_FILE_MAX_CPUS) {
-		ret = cli_error("session '%s' reports %u cpus", name,
-				attr.nr_cpus);
+	ret = cli_cpu_stats_alloc(name, attr.nr_cpus, &st, &valid);
+	if (ret)
 		goto out_signals;
-	}
-	st = calloc(attr.nr_cpus, sizeof(*st));
-	valid = calloc(attr.nr_cpus, sizeof(*valid));
-	if (!st || !valid) {
-		ret = cli_error("out of memory");
-		goto out_signals;
-	}
 	ret = cli_drain_begin(&x, fd, name, &attr, use_read);
 	if (ret)
 		goto out_signals;

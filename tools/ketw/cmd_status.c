@@ -176,17 +176,9 @@ int cmd_status(int argc, char **argv)
 	/* What the buffers take (0 from a kernel that does not say). */
 	if (ketw_session_get_attr(fd, name, &attr))
 		attr.memory = 0;
-	if (!ss.nr_cpus || ss.nr_cpus > KETW_FILE_MAX_CPUS) {
-		ret = cli_error("session '%s' reports %u cpus", name,
-				ss.nr_cpus);
+	ret = cli_cpu_stats_alloc(name, ss.nr_cpus, &st, &valid);
+	if (ret)
 		goto out;
-	}
-	st = calloc(ss.nr_cpus, sizeof(*st));
-	valid = calloc(ss.nr_cpus, sizeof(*valid));
-	if (!st || !valid) {
-		ret = cli_error("out of memory");
-		goto out;
-	}
 	ret = cli_get_cpu_stats(fd, name, ss.nr_cpus, st, valid);
 	if (ret)
 		goto out;

@@ -4,8 +4,23 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli.h"
+
+int cli_cpu_stats_alloc(const char *name, unsigned int nr,
+			struct ketw_cpu_stats **st, bool **valid)
+{
+	*st = NULL;
+	*valid = NULL;
+	if (!nr || nr > KETW_FILE_MAX_CPUS)
+		return cli_error("session '%s' reports %u cpus", name, nr);
+	*st = calloc(nr, sizeof(**st));
+	*valid = calloc(nr, sizeof(**valid));
+	if (!*st || !*valid)
+		return cli_error("out of memory");
+	return 0;
+}
 
 int cli_get_cpu_stats(int fd, const char *name, unsigned int nr,
 		      struct ketw_cpu_stats *st, bool *valid)
