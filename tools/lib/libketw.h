@@ -17,6 +17,8 @@
  *   decoding by the rundown ketw_registry_*(), ketw_payload_format(),
  *                           ketw_record_format_named()
  *   parsing arguments       ketw_parse_*()
+ *   user-space providers    ketw_provider_register(), ketw_enabled(),
+ *                           ketw_write() (ketw_provider.h, included here)
  *
  * Unless stated otherwise, functions return 0 or a negative errno.
  */
@@ -31,6 +33,7 @@
 
 #include <linux/ketw.h>
 #include "ketw_file.h"
+#include "ketw_provider.h"
 
 /* ---- device and session control ---------------------------------- */
 
