@@ -84,7 +84,8 @@ help:
 	@echo '                a table of figures (not a test), saved to build/bench.txt'
 	@echo '  vm-bench      only the QEMU part of bench'
 	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
-	@echo '                its man page and headers under PREFIX=/usr/local, DESTDIR honoured'
+	@echo '                its man page, headers and libketw (.so.0, .a, ketw.pc) under'
+	@echo '                PREFIX=/usr/local, DESTDIR honoured'
 	@echo '  uninstall     remove what install put there'
 	@echo '  install-conf  /etc/modprobe.d/ketw.conf: user_gid=KETW_USER_GID (not in install)'
 	@echo '  dkms-source   the DKMS source tree /usr/src/ketw-VERSION (DESTDIR honoured)'
@@ -107,7 +108,8 @@ help:
 	@echo '       FUZZ_KERNEL_SECONDS=600 KETW_FUZZ_SEED=N KFUZZ_ONLY="kfuzz_*" KFUZZ_KERNEL=kasan'
 	@echo '       KFUZZ_ENV="KETW_FUZZ_AVOID=fdrace KETW_FUZZ_THREADS=4 ..." FUZZ_KERNEL_APPEND'
 	@echo '       (fuzz-kernel)'
-	@echo '       DESTDIR PREFIX=/usr/local DEPMOD=depmod SIGN_KEY SIGN_CERT (install)'
+	@echo '       DESTDIR PREFIX=/usr/local LIBDIR=PREFIX/lib DEPMOD=depmod LDCONFIG=ldconfig'
+	@echo '       SIGN_KEY SIGN_CERT (install)'
 
 kver:
 	@$(WITH_KERNEL) echo "KVER=$$KVER KDIR=$$KDIR VMLINUZ=$$VMLINUZ"
@@ -310,7 +312,7 @@ CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi $(TOP)/samples \
 KETW_VERSION := $(shell cat $(TOP)/VERSION)
 PREFIX  ?= /usr/local
 INSTALL_ENV = KVER="$$KVER" KDIR="$$KDIR" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
-	KETW_VERSION="$(KETW_VERSION)"
+	LIBDIR="$(LIBDIR)" KETW_VERSION="$(KETW_VERSION)"
 DKMS_SRC := /usr/src/ketw-$(KETW_VERSION)
 # What DKMS needs to build ketw.ko, and nothing else.
 DKMS_FILES := dkms.conf VERSION Kbuild module/Kbuild module/include/ketw.h \
