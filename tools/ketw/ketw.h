@@ -50,6 +50,7 @@ int cmd_list(int argc, char **argv);
 int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
 int cmd_rundown(int argc, char **argv);
+int cmd_log(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* ---- common.c ---- */
