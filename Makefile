@@ -266,14 +266,15 @@ vm-demo vm-shell: initramfs
 		$(TOP)/scripts/run-vm.sh $(patsubst vm-%,%,$@)
 
 # bench: figures, not a test. Its own initramfs (no selftests, plus
-# ketw_bench.ko and ketw-drain-bench in /ketw/bench/), its own build/vm-bench/
+# ketw_bench.ko, ketw-drain-bench and ketw-uprov-bench in /ketw/bench/), its own build/vm-bench/
 # logs, and a guest kernel
 # without slab debugging, which would dominate the figures. Without
 # tsc=reliable the TCG guest finds its TSCs unsynchronised and falls back
 # to the HPET, and every ktime_get_*() read becomes an emulated MMIO access.
 BENCH_INITRD   := $(BUILD)/initramfs-bench.cpio.gz
 BENCH_FILES    := $(TOP)/module/bench/ketw_bench.ko \
-		  $(TOP)/tools/bench/ketw-drain-bench
+		  $(TOP)/tools/bench/ketw-drain-bench \
+		  $(TOP)/tools/bench/ketw-uprov-bench
 BENCH_APPEND   ?= tsc=reliable
 BENCH_VM_DEBUG ?=
 
