@@ -203,9 +203,11 @@ static int ketw_user_events_load(struct ketw_user_prov *u,
 		return 0;
 	if (up->nr_events > KETW_USER_MAX_EVENTS)
 		return -E2BIG;
+	/* Charged to the caller's memory cgroup: user space asks for it. */
 	u->infos = kvmalloc_array(up->nr_events, sizeof(*u->infos),
-				  GFP_KERNEL);
-	u->descs = kvcalloc(up->nr_events, sizeof(*u->descs), GFP_KERNEL);
+				  GFP_KERNEL_ACCOUNT);
+	u->descs = kvcalloc(up->nr_events, sizeof(*u->descs),
+			    GFP_KERNEL_ACCOUNT);
 	if (!u->infos || !u->descs)
 		return -ENOMEM;
 	if (copy_from_user(u->infos, u64_to_user_ptr(up->events),
@@ -221,7 +223,8 @@ static int ketw_user_events_load(struct ketw_user_prov *u,
 		nf += ei->nr_fields;
 	}
 	if (nf) {
-		u->fields = kvcalloc(nf, sizeof(*u->fields), GFP_KERNEL);
+		u->fields = kvcalloc(nf, sizeof(*u->fields),
+				     GFP_KERNEL_ACCOUNT);
 		if (!u->fields)
 			return -ENOMEM;
 	}
@@ -355,7 +358,7 @@ ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
 	err = ketw_user_events_load(u, up);
 	if (err)
 		goto out_free;
-	u->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	u->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!u->page) {
 		err = -ENOMEM;
 		goto out_free;
