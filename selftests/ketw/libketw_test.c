@@ -487,6 +487,26 @@ TEST_F(libketw, enable_page_read_only)
 	EXPECT_EQ(-1, p2.fd);
 	EXPECT_FALSE(ketw_enabled(&p2));
 	ketw_provider_unregister(&p2);	/* twice: a no-op */
+
+	/* A zeroed provider: registered like any, and unregistered. */
+	{
+		struct ketw_provider z;
+
+		memset(&z, 0, sizeof(z));
+		memcpy(z.guid, p2.guid, KETW_GUID_SIZE);
+		z.name = "libketw-zeroed";
+		ASSERT_EQ(0, ketw_provider_register(&z));
+		EXPECT_LE(0, z.fd);
+		EXPECT_EQ(KETW_USER_PAGE_VERSION, z.page->version);
+		ketw_provider_unregister(&z);
+		EXPECT_EQ(-1, z.fd);
+		EXPECT_FALSE(ketw_enabled(&z));
+		memset(&z, 0, sizeof(z));
+		z.name = "libketw-zeroed";	/* the zero GUID: refused */
+		EXPECT_EQ(-EINVAL, ketw_provider_register(&z));
+		EXPECT_FALSE(ketw_enabled(&z));
+		ketw_provider_unregister(&z);
+	}
 }
 
 TEST_F(libketw, hostile_descriptors)

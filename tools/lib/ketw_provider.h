@@ -30,6 +30,11 @@
  * registered, is never enabled: its call sites cost the same and do
  * nothing, so a program runs unchanged without the module.
  *
+ * Define a provider with KETW_PROVIDER() or KETW_PROVIDER_EVENTS() (or
+ * point its @page to &ketw_provider_off): ketw_enabled() reads @page
+ * without a test. A zeroed struct ketw_provider works once
+ * ketw_provider_register() was called on it, whatever it returned.
+ *
  * Register and unregister a provider while no other thread uses it;
  * ketw_enabled() and ketw_write() may then run in any number of threads.
  * After fork(), the child shares the parent's providers.
@@ -135,7 +140,8 @@ struct ketw_provider {
  * names another node). Sessions that take it start getting its events,
  * after a rundown of its descriptors.
  *
- * Returns 0; -EBUSY if @prov is registered already; -EINVAL for a name,
+ * Returns 0 (@prov->page is then its enable page, @prov->fd its file);
+ * -EBUSY if @prov is registered already; -EINVAL for a name,
  * GUID or descriptor the kernel refuses (a name or field name too long
  * is refused here); -E2BIG past KETW_USER_MAX_EVENTS; -EEXIST if the
  * name or GUID is taken; -ENOSPC past the user's provider limit;

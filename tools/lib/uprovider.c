@@ -77,6 +77,12 @@ inval:
 	return -EINVAL;
 }
 
+/* Registered: its page is a mapped enable page, not the static one. */
+static bool ketw_provider_registered(const struct ketw_provider *prov)
+{
+	return prov->page && prov->page != &ketw_provider_off;
+}
+
 int ketw_provider_register_at(struct ketw_provider *prov, const char *path)
 {
 	struct ketw_user_provider up;
@@ -84,8 +90,11 @@ int ketw_provider_register_at(struct ketw_provider *prov, const char *path)
 	void *page;
 	int fd, err;
 
-	if (prov->fd >= 0)
+	if (ketw_provider_registered(prov))
 		return -EBUSY;
+	/* A provider left zeroed is not registered, nor ever enabled. */
+	prov->page = &ketw_provider_off;
+	prov->fd = -1;
 	memset(&up, 0, sizeof(up));
 	up.size = sizeof(up);
 	memcpy(up.guid, prov->guid, KETW_GUID_SIZE);
@@ -133,11 +142,13 @@ void ketw_provider_unregister(struct ketw_provider *prov)
 {
 	const struct ketw_user_enable_page *page = prov->page;
 
-	if (prov->fd < 0)
+	if (!ketw_provider_registered(prov)) {
+		prov->page = &ketw_provider_off;
+		prov->fd = -1;
 		return;
+	}
 	__atomic_store_n(&prov->page, &ketw_provider_off, __ATOMIC_RELEASE);
-	if (page != &ketw_provider_off)
-		munmap((void *)page, sysconf(_SC_PAGESIZE));
+	munmap((void *)page, sysconf(_SC_PAGESIZE));
 	close(prov->fd);
 	prov->fd = -1;
 }
