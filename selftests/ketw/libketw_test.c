@@ -329,6 +329,20 @@ TEST_F(libketw, descriptors_listed_and_run_down)
 		EXPECT_EQ(UID, pi[i].uid);
 	}
 	EXPECT_TRUE(found);
+	/* The tool lists them too (by the name: the GUID names a driver). */
+	{
+		char out[8192] = "";
+		FILE *f = popen("/ketw/ketw list -p " LISTED_NAME " --json 2>&1", "r");
+		size_t n;
+
+		ASSERT_NE(NULL, f);
+		n = fread(out, 1, sizeof(out) - 1, f);
+		out[n] = '\0';
+		EXPECT_EQ(0, pclose(f)) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "\"name\": \"request\"")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "\"name\": \"reply\"")) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "\"name\": \"path\"")) TH_LOG("%s", out);
+	}
 
 	/* A session's rundown describes them; the event it logs is there. */
 	ketw_attr_init(&a, SESSION);
