@@ -21,6 +21,7 @@
 #define SESSION2	"libketw_test2"
 #define PROV_NAME	"libketw-test"
 #define LISTED_NAME	KETW_USER_PREFIX PROV_NAME
+#define EV_ENABLE	"/sys/kernel/tracing/events/ketw/ketw_event/enable"
 
 struct req_payload {
 	uint32_t id;
@@ -452,6 +453,20 @@ TEST_F(libketw, enabled_follows_sessions)
 	EXPECT_EQ(1, ask(&c, OP_ENABLED, 0, 0));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
 	EXPECT_EQ(0, ask(&c, OP_ENABLED, 0, 0));
+
+	/*
+	 * The ftrace event ketw:ketw_event takes every provider's events:
+	 * every level and keyword, while it is on.
+	 */
+	if (!access(EV_ENABLE, W_OK)) {
+		ASSERT_EQ(0, write_str(EV_ENABLE, "1"));
+		EXPECT_EQ(1, ask(&c, OP_EVENT_ENABLED, KETW_LEVEL_VERBOSE, 0x80));
+		EXPECT_EQ(0, ask(&c, OP_WRITE, KETW_LEVEL_VERBOSE, 0x80));
+		ASSERT_EQ(0, write_str(EV_ENABLE, "0"));
+		EXPECT_EQ(0, ask(&c, OP_ENABLED, 0, 0));
+	} else {
+		TH_LOG("no %s: the ftrace bridge is not checked", EV_ENABLE);
+	}
 
 	/* Unregistered: never enabled, whatever runs. */
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
