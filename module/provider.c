@@ -349,6 +349,7 @@ static void ketw_event_info_fill(struct ketw_event_info *ei,
 	ei->level = d->level;
 	ei->version = d->version;
 	ei->keyword = d->keyword;
+	ei->flags = prov->flags;
 	strscpy(ei->name, d->name ? d->name : "", sizeof(ei->name));
 	ei->nr_fields = min_t(u32, d->nr_fields, KETW_MAX_FIELDS);
 	for (i = 0; d->fields && i < ei->nr_fields; i++) {

@@ -174,7 +174,7 @@ static bool ketw_user_info_ok(const struct ketw_event_info *ei,
 
 	if ((memcmp(ei->provider_guid, zero, KETW_GUID_SIZE) &&
 	     memcmp(ei->provider_guid, guid, KETW_GUID_SIZE)) ||
-	    ei->level > KETW_LEVEL_VERBOSE || ei->reserved ||
+	    ei->level > KETW_LEVEL_VERBOSE || ei->flags ||
 	    ei->nr_fields > KETW_MAX_FIELDS ||
 	    !ketw_user_name_ok(ei->name, sizeof(ei->name)))
 		return false;

@@ -207,6 +207,7 @@ static int info_matches(const struct ketw_event_info *ei,
 	uint32_t i;
 
 	if (memcmp(ei->provider_guid, guid, KETW_GUID_SIZE) || ei->id != d->id ||
+	    ei->flags != KETW_PROVIDER_USER ||
 	    ei->type != d->type || ei->level != d->level ||
 	    ei->version != d->version || ei->keyword != d->keyword ||
 	    strcmp(ei->name, d->name) || ei->nr_fields != d->nr_fields)
@@ -584,8 +585,8 @@ TEST_F(libketw, hostile_descriptors)
 	REFUSED(EINVAL, "non-printable field name");
 	ei[0].level = KETW_LEVEL_VERBOSE + 1;
 	REFUSED(EINVAL, "level");
-	ei[0].reserved = 1;
-	REFUSED(EINVAL, "reserved in an event");
+	ei[0].flags = KETW_PROVIDER_USER;
+	REFUSED(EINVAL, "flags in an event");
 	ei[1].id = 0;
 	REFUSED(EINVAL, "duplicate id");
 	ei[2].provider_guid[0] = 1;

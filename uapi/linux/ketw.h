@@ -238,7 +238,10 @@ struct ketw_field_info {
  * @keyword:       keyword bits.
  * @name:          NUL-terminated.
  * @nr_fields:     entries used in @fields.
- * @reserved:      0.
+ * @flags:         its provider's KETW_PROVIDER_* flags: KETW_PROVIDER_USER
+ *                 says that @provider_guid names a user provider (which
+ *                 may carry a kernel provider's GUID); 0 in
+ *                 KETW_IOC_USER_REGISTER's descriptors.
  * @fields:        the payload layout.
  */
 struct ketw_event_info {
@@ -250,7 +253,7 @@ struct ketw_event_info {
 	__u64 keyword;
 	char  name[KETW_NAME_MAX];
 	__u32 nr_fields;
-	__u32 reserved;
+	__u32 flags;
 	struct ketw_field_info fields[KETW_MAX_FIELDS];
 };
 
@@ -363,8 +366,8 @@ struct ketw_enable {
  * characters, no blank; @level is at most KETW_LEVEL_VERBOSE; @id is
  * unique; @nr_fields is at most KETW_MAX_FIELDS, and each field has a
  * KETW_FIELD_* type, the type's size (any for STRING and BINARY) and
- * lies within KETW_MAX_DATA_SIZE; reserved words and unused fields are
- * zero. Anything else is EINVAL.
+ * lies within KETW_MAX_DATA_SIZE; @flags, reserved words and unused
+ * fields are zero. Anything else is EINVAL.
  */
 struct ketw_user_provider {
 	__u32 size;
