@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw enable, disable, rundown: change which providers an existing
- * session takes, and with what filter (KETW_IOC_ENABLE); log a rundown
- * into a running one (KETW_IOC_RUNDOWN). The kernel logs a FILTER event
- * into a running session for each provider whose filter changed.
+ * ketw enable: change which providers an existing session takes, and with
+ * what filter (KETW_IOC_ENABLE). ketw disable (cmd_disable.c) runs the
+ * same code. The kernel logs a FILTER event into a running session for
+ * each provider whose filter changed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 /* Does the session take any registered provider now? */
-static bool session_takes_any(const struct ketw_enables *e, int fd,
+static bool session_takes_any(const struct cli_enables *e, int fd,
 			      const char *name)
 {
 	struct ketw_provider_ref ref;
@@ -30,48 +30,48 @@ static bool session_takes_any(const struct ketw_enables *e, int fd,
 	return false;
 }
 
-static int enable_or_disable(int argc, char **argv, bool disable)
+int cli_enable_or_disable(int argc, char **argv, bool disable)
 {
 	static const struct option longopts[] = {
 		{ "provider", required_argument, NULL, 'p' },
 		{ "filter-out", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *name = KETW_DEFAULT_SESSION;
-	static struct ketw_enables en;
+	const char *name = CLI_DEFAULT_SESSION;
+	static struct cli_enables en;
 	struct ketw_session_attr attr;
 	unsigned int level = 0;
 	uint64_t any = 0, all = 0;
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int c, fd, err, ret = CLI_EXIT_OK;
 
-	ketw_enables_init(&en, argv[0], disable);
-	while ((c = ketw_getopt_long(argc, argv,
-				     disable ? "s:p:" : "s:p:x:l:k:K:",
-				     longopts, &ret)) != -1) {
+	cli_enables_init(&en, argv[0], disable);
+	while ((c = cli_getopt_long(argc, argv,
+				    disable ? "s:p:" : "s:p:x:l:k:K:",
+				    longopts, &ret)) != -1) {
 		switch (c) {
 		case 's':
 			name = optarg;
-			ret = ketw_check_session_name(argv[0], name);
+			ret = cli_check_session_name(argv[0], name);
 			break;
 		case 'p':
-			ret = ketw_enables_add(&en, optarg);
+			ret = cli_enables_add(&en, optarg);
 			break;
 		case 'x':
-			ret = ketw_enables_add_x(&en, optarg);
+			ret = cli_enables_add_x(&en, optarg);
 			break;
 		case 'l':
 			if (ketw_parse_level(optarg, &level))
-				ret = ketw_usage_error(argv[0],
+				ret = cli_usage_error(argv[0],
 					"-l: '%s' is not a level (critical, error, warning, info, verbose, all, or 0..5)",
 					optarg);
 			break;
 		case 'k':
-			ret = ketw_opt_u64(argv[0], c, optarg,
-					   "a keyword mask", 0, UINT64_MAX, &any);
+			ret = cli_opt_u64(argv[0], c, optarg,
+					  "a keyword mask", 0, UINT64_MAX, &any);
 			break;
 		case 'K':
-			ret = ketw_opt_u64(argv[0], c, optarg,
-					   "a keyword mask", 0, UINT64_MAX, &all);
+			ret = cli_opt_u64(argv[0], c, optarg,
+					  "a keyword mask", 0, UINT64_MAX, &all);
 			break;
 		default:
 			return ret;
@@ -80,82 +80,42 @@ static int enable_or_disable(int argc, char **argv, bool disable)
 			return ret;
 	}
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
 	if (!en.nr)
-		return ketw_usage_error(argv[0],
-					"no provider given (-p PROVIDER)");
+		return cli_usage_error(argv[0],
+				       "no provider given (-p PROVIDER)");
 
-	fd = ketw_open_device(0);
+	fd = cli_open_device(0);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return CLI_EXIT_ERROR;
 	err = ketw_session_get_attr(fd, name, &attr);
 	if (err) {
-		ret = ketw_session_error(disable ? "disable a provider in" :
-					 "enable a provider in", name, err);
+		ret = cli_session_error(disable ? "disable a provider in" :
+					"enable a provider in", name, err);
 		goto out;
 	}
-	ret = ketw_enables_resolve(&en, fd, name, level, any, all);
+	ret = cli_enables_resolve(&en, fd, name, level, any, all);
 	if (!ret)
-		ret = ketw_enables_apply(&en, fd, name);
+		ret = cli_enables_apply(&en, fd, name);
 	if (ret)
 		goto out;
 	printf("session %s (%s): %s %u provider%s%s\n", name,
-	       ketw_or(ketw_state_name(attr.state), "?"),
+	       cli_or(ketw_state_name(attr.state), "?"),
 	       disable ? "disabled" : "enabled", en.nr, en.nr > 1 ? "s" : "",
 	       attr.state == KETW_STATE_RUNNING ?
 	       " (the kernel logged a FILTER event for each change)" : "");
-	ketw_enables_print(&en, fd, name);
+	cli_enables_print(&en, fd, name);
 	if (disable && !session_takes_any(&en, fd, name))
 		printf("session %s now takes no registered provider (enable one with 'ketw enable -s %s -p PROVIDER')\n",
 		       name, name);
 out:
-	ketw_enables_free(&en);
+	cli_enables_free(&en);
 	close(fd);
 	return ret;
 }
 
 int cmd_enable(int argc, char **argv)
 {
-	return enable_or_disable(argc, argv, false);
-}
-
-int cmd_disable(int argc, char **argv)
-{
-	return enable_or_disable(argc, argv, true);
-}
-
-int cmd_rundown(int argc, char **argv)
-{
-	const char *name = KETW_DEFAULT_SESSION;
-	struct ketw_session_attr attr;
-	int c, fd, err, ret = KETW_EXIT_OK;
-
-	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
-		if (c != 's')
-			return ret;
-		name = optarg;
-		ret = ketw_check_session_name(argv[0], name);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-
-	fd = ketw_open_device(0);
-	if (fd < 0)
-		return KETW_EXIT_ERROR;
-	err = ketw_session_rundown(fd, name);
-	if (!err)
-		printf("session %s: rundown logged (providers, event descriptors, tasks)\n",
-		       name);
-	else if (err == -EINVAL && !ketw_session_get_attr(fd, name, &attr) &&
-		 attr.state != KETW_STATE_RUNNING)
-		ret = ketw_error("session '%s' is not running (a rundown goes into a running session)",
-				 name);
-	else
-		ret = ketw_session_error("log a rundown into", name, err);
-	close(fd);
-	return ret;
+	return cli_enable_or_disable(argc, argv, false);
 }

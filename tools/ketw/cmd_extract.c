@@ -17,23 +17,23 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-static void extract_progress(struct ketw_drain *x)
+static void extract_progress(struct cli_drain *x)
 {
-	ketw_progress_update(&x->progress, x->bytes,
-			     x->endless ? 0 : x->total, x->records);
+	cli_progress_update(&x->progress, x->bytes,
+			    x->endless ? 0 : x->total, x->records);
 }
 
 static int extract_record(const struct ketw_record *rec, void *ctx)
 {
-	struct ketw_drain *x = ctx;
+	struct cli_drain *x = ctx;
 
 	if (rec->cpu >= x->nr_cpus) {
 		x->bad_cpu++;
 		return 0;
 	}
-	if (ketw_cpu_buf_append(&x->cpus[rec->cpu], rec->hdr, rec->span))
+	if (cli_cpu_buf_append(&x->cpus[rec->cpu], rec->hdr, rec->span))
 		return -ENOMEM;
 	x->bytes += rec->span;
 	if (!(++x->records % 4096))
@@ -64,7 +64,7 @@ static uint64_t extract_bound(const struct ketw_session_attr *attr,
 static int extract_read(int fd, const char *name,
 			const struct ketw_session_attr *attr,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			struct ketw_drain *x)
+			struct cli_drain *x)
 {
 	uint64_t bytes;
 	unsigned int cpu;
@@ -77,11 +77,11 @@ static int extract_read(int fd, const char *name,
 	err = ketw_reader_drain(fd, extract_bound(attr, st, valid),
 				extract_record, x, &bytes);
 	if (err == -EBADMSG)
-		return ketw_error("session '%s': read() returned a malformed record",
-				  name);
+		return cli_error("session '%s': read() returned a malformed record",
+				 name);
 	if (err)
-		return ketw_error("cannot read session '%s': %s", name,
-				  strerror(-err));
+		return cli_error("cannot read session '%s': %s", name,
+				 strerror(-err));
 	return 0;
 }
 
@@ -90,7 +90,7 @@ static int extract_read(int fd, const char *name,
  * running session cannot keep us reading forever.
  */
 static int extract_mmap(const char *name, const struct ketw_session_attr *attr,
-			struct ketw_drain *x)
+			struct cli_drain *x)
 {
 	struct ketw_mmap *m = x->m;
 	unsigned int cpu;
@@ -107,59 +107,59 @@ static int extract_mmap(const char *name, const struct ketw_session_attr *attr,
 		err = ketw_mmap_consume(&m[cpu], extract_record, x);
 		x->raced += m[cpu].dropped + m[cpu].torn;
 		if (err == -EBADMSG)
-			return ketw_error("session '%s': cpu %u: malformed record in the mapped buffer",
-					  name, cpu);
+			return cli_error("session '%s': cpu %u: malformed record in the mapped buffer",
+					 name, cpu);
 		if (err)
-			return ketw_error("cannot read session '%s': %s", name,
-					  strerror(-err));
+			return cli_error("cannot read session '%s': %s", name,
+					 strerror(-err));
 		extract_progress(x);
 	}
 	return 0;
 }
 
-int ketw_drain_begin(struct ketw_drain *d, int fd, const char *name,
-		     const struct ketw_session_attr *attr, bool use_read)
+int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
+		    const struct ketw_session_attr *attr, bool use_read)
 {
 	unsigned int cpu;
 	int err;
 
 	memset(d, 0, sizeof(*d));
 	/* Mapping may take long too: the progress starts now. */
-	ketw_progress_init(&d->progress, "extract");
+	cli_progress_init(&d->progress, "extract");
 	d->use_read = use_read;
 	d->nr_cpus = attr->nr_cpus;
 	d->cpus = calloc(attr->nr_cpus, sizeof(*d->cpus));
 	if (!d->cpus)
-		return ketw_error("out of memory");
+		return cli_error("out of memory");
 	if (use_read)
 		return 0;
 	d->m = calloc(attr->nr_cpus, sizeof(*d->m));
 	if (!d->m)
-		return ketw_error("out of memory");
+		return cli_error("out of memory");
 	for (cpu = 0; cpu < attr->nr_cpus; cpu++) {
 		err = ketw_mmap_map(fd, cpu, &d->m[cpu]);
 		if (err == -EINVAL)	/* not a possible CPU */
 			continue;
 		if (err == -EPROTO)
-			return ketw_error("session '%s': cpu %u: the kernel's meta page is not one this ketw knows (try --read)",
-					  name, cpu);
+			return cli_error("session '%s': cpu %u: the kernel's meta page is not one this ketw knows (try --read)",
+					 name, cpu);
 		if (err)
-			return ketw_error("cannot map the buffer of cpu %u of session '%s': %s (try --read)",
-					  cpu, name, strerror(-err));
+			return cli_error("cannot map the buffer of cpu %u of session '%s': %s (try --read)",
+					 cpu, name, strerror(-err));
 	}
 	return 0;
 }
 
-int ketw_drain_pass(struct ketw_drain *d, int fd, const char *name,
-		    const struct ketw_session_attr *attr,
-		    const struct ketw_cpu_stats *st, const bool *valid)
+int cli_drain_pass(struct cli_drain *d, int fd, const char *name,
+		   const struct ketw_session_attr *attr,
+		   const struct ketw_cpu_stats *st, const bool *valid)
 {
 	if (d->use_read)
 		return extract_read(fd, name, attr, st, valid, d);
 	return extract_mmap(name, attr, d);
 }
 
-void ketw_drain_end(struct ketw_drain *d)
+void cli_drain_end(struct cli_drain *d)
 {
 	unsigned int cpu;
 
@@ -168,13 +168,13 @@ void ketw_drain_end(struct ketw_drain *d)
 			ketw_mmap_unmap(&d->m[cpu]);
 	free(d->m);
 	d->m = NULL;
-	ketw_cpu_bufs_free(d->cpus, d->nr_cpus);
+	cli_cpu_bufs_free(d->cpus, d->nr_cpus);
 	d->cpus = NULL;
 }
 
-void ketw_drain_summary(const struct ketw_drain *d, const char *name,
-			const char *path, const struct ketw_session_attr *attr,
-			const struct ketw_cpu_stats *st)
+void cli_drain_summary(const struct cli_drain *d, const char *name,
+		       const char *path, const struct ketw_session_attr *attr,
+		       const struct ketw_cpu_stats *st)
 {
 	uint64_t lost = 0;
 	unsigned int cpu;
@@ -192,38 +192,38 @@ void ketw_drain_summary(const struct ketw_drain *d, const char *name,
 		printf("session %s: writers overwrote %llu records while they were being extracted (counted as overwritten, not in %s)\n",
 		       name, (unsigned long long)d->raced, path);
 	if (d->bad_cpu)
-		ketw_error("warning: %llu records named a cpu the session does not have; they were left out",
-			   (unsigned long long)d->bad_cpu);
+		cli_error("warning: %llu records named a cpu the session does not have; they were left out",
+			  (unsigned long long)d->bad_cpu);
 }
 
 int cmd_extract(int argc, char **argv)
 {
-	const char *name = KETW_DEFAULT_SESSION, *path = KETW_DEFAULT_FILE;
+	const char *name = CLI_DEFAULT_SESSION, *path = CLI_DEFAULT_FILE;
 	struct ketw_session_attr attr;
-	struct ketw_drain x = { 0 };
+	struct cli_drain x = { 0 };
 	static const struct option longopts[] = {
-		{ "read", no_argument, NULL, KETW_OPT_READ },
+		{ "read", no_argument, NULL, CLI_OPT_READ },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, use_read = false;
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int c, fd, err, ret = CLI_EXIT_OK;
 
-	while ((c = ketw_getopt_long(argc, argv, "s:o:", longopts,
-				     &ret)) != -1) {
+	while ((c = cli_getopt_long(argc, argv, "s:o:", longopts,
+				    &ret)) != -1) {
 		switch (c) {
-		case KETW_OPT_READ:
+		case CLI_OPT_READ:
 			use_read = true;
 			break;
 		case 's':
 			name = optarg;
-			ret = ketw_check_session_name(argv[0], name);
+			ret = cli_check_session_name(argv[0], name);
 			break;
 		case 'o':
 			path = optarg;
 			if (!*path)
-				ret = ketw_usage_error(argv[0],
-						       "-o: empty file name");
+				ret = cli_usage_error(argv[0],
+						      "-o: empty file name");
 			break;
 		default:
 			return ret;
@@ -232,57 +232,49 @@ int cmd_extract(int argc, char **argv)
 			return ret;
 	}
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
 
 	/* Read-write: the mapped meta pages take our position. */
-	fd = ketw_open_device(O_RDWR | O_NONBLOCK);
+	fd = cli_open_device(O_RDWR | O_NONBLOCK);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return CLI_EXIT_ERROR;
 	err = ketw_session_attach(fd, name);
 	if (!err)
 		err = ketw_session_get_attr(fd, name, &attr);
 	if (err) {
-		ret = ketw_session_error("attach to", name, err);
+		ret = cli_session_error("attach to", name, err);
 		goto out_close;
 	}
-	if (!attr.nr_cpus || attr.nr_cpus > KETW_FILE_MAX_CPUS) {
-		ret = ketw_error("session '%s' reports %u cpus", name,
-				 attr.nr_cpus);
-		goto out_close;
-	}
-	st = calloc(attr.nr_cpus, sizeof(*st));
-	valid = calloc(attr.nr_cpus, sizeof(*valid));
-	if (!st || !valid) {
-		ret = ketw_error("out of memory");
+	ret = cli_cpu_stats_alloc(name, attr.nr_cpus, &st, &valid);
+	if (ret)
 		goto out_free;
-	}
-	ret = ketw_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
+	ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (ret)
 		goto out_free;
 
-	ret = ketw_drain_begin(&x, fd, name, &attr, use_read);
+	ret = cli_drain_begin(&x, fd, name, &attr, use_read);
 	if (!ret)
-		ret = ketw_drain_pass(&x, fd, name, &attr, st, valid);
-	ketw_progress_end(&x.progress);
+		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
+	cli_progress_end(&x.progress);
 	if (ret)
 		goto out_free;
 	/* The final counters and state (a full policy may have stopped it). */
-	ret = ketw_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
+	ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (ret)
 		goto out_free;
 	err = ketw_session_get_attr(fd, name, &attr);
 	if (err) {
-		ret = ketw_session_error("read the attributes of", name, err);
+		ret = cli_session_error("read the attributes of", name, err);
 		goto out_free;
 	}
 
-	ret = ketw_trace_write(path, &attr, x.cpus, st, valid);
+	ret = cli_trace_write(path, &attr, x.cpus, st, valid);
 	if (ret)
 		goto out_free;
-	ketw_drain_summary(&x, name, path, &attr, st);
+	cli_drain_summary(&x, name, path, &attr, st);
 out_free:
-	ketw_drain_end(&x);
+	cli_drain_end(&x);
 	free(st);
 	free(valid);
 out_close:

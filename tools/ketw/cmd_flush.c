@@ -10,29 +10,17 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 int cmd_flush(int argc, char **argv)
 {
-	const char *name = KETW_DEFAULT_SESSION;
+	const char *name;
 	struct ketw_session_attr attr;
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int fd, err, ret;
 
-	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
-		if (c != 's')
-			return ret;
-		name = optarg;
-		ret = ketw_check_session_name(argv[0], name);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-
-	fd = ketw_open_device(0);
+	ret = cli_session_only(argc, argv, &name, &fd);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return ret;
 	err = ketw_session_flush(fd, name);
 	switch (-err) {
 	case 0:
@@ -40,24 +28,24 @@ int cmd_flush(int argc, char **argv)
 		       name);
 		break;
 	case ETIMEDOUT:
-		ret = ketw_error("flush of session '%s' timed out: no reader drained the session in time (the session logged an ERROR event; 'ketw status' shows the error)",
-				 name);
+		ret = cli_error("flush of session '%s' timed out: no reader drained the session in time (the session logged an ERROR event; 'ketw status' shows the error)",
+				name);
 		break;
 	case EINVAL:
 		/* Not running (or a bad request): say which. */
 		if (!ketw_session_get_attr(fd, name, &attr) &&
 		    attr.state != KETW_STATE_RUNNING)
-			ret = ketw_error("cannot flush session '%s': it is not running",
-					 name);
+			ret = cli_error("cannot flush session '%s': it is not running",
+					name);
 		else
-			ret = ketw_session_error("flush", name, err);
+			ret = cli_session_error("flush", name, err);
 		break;
 	case EALREADY:
-		ret = ketw_error("cannot flush session '%s': another flush is running",
-				 name);
+		ret = cli_error("cannot flush session '%s': another flush is running",
+				name);
 		break;
 	default:
-		ret = ketw_session_error("flush", name, err);
+		ret = cli_session_error("flush", name, err);
 		break;
 	}
 	close(fd);

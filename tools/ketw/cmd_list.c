@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 struct list_provider {
 	struct ketw_provider_info info;
@@ -57,7 +57,7 @@ static void list_text(const struct list_provider *p, unsigned int nr,
 	unsigned int i, k, f;
 
 	if (all) {
-		ketw_memory_print(0);
+		cli_memory_print(0);
 		printf("%u provider%s registered\n", nr, nr == 1 ? "" : "s");
 	}
 	if (!nr)
@@ -116,56 +116,94 @@ static void list_text(const struct list_provider *p, unsigned int nr,
 static void list_json(const struct list_provider *p, unsigned int nr)
 {
 	char g[KETW_GUID_STR_LEN], ft[16];
+	bool user;
 	unsigned int i, k, f;
-	const char *name;
+	struct cli_json j;
 
-	printf("{\n  \"providers\": [");
+	cli_json_init(&j, stdout, true);
+	cli_json_object(&j, true);
+	cli_json_key(&j, "providers");
+	cli_json_array(&j, true);
 	for (i = 0; i < nr; i++) {
-		printf("%s\n    {\"guid\": \"%s\", \"name\": ", i ? "," : "",
-		       ketw_guid_format(p[i].info.provider_guid, g));
-		ketw_json_string(p[i].info.name, KETW_NAME_MAX);
-		printf(", \"nr_events\": %u, \"flags\": [%s], \"user\": %s, ",
-		       p[i].info.nr_events,
-		       p[i].info.flags & KETW_PROVIDER_USER ? "\"USER\"" : "",
-		       p[i].info.flags & KETW_PROVIDER_USER ? "true" : "false");
-		if (p[i].info.flags & KETW_PROVIDER_USER)
-			printf("\"uid\": %u, ", p[i].info.uid);
-		printf("\"sessions\": %u, \"events\": [", p[i].info.nr_sessions);
+		user = p[i].info.flags & KETW_PROVIDER_USER;
+		cli_json_object(&j, false);
+		cli_json_key(&j, "guid");
+		cli_json_string_or_null(&j, ketw_guid_format(p[i].info.provider_guid, g));
+		cli_json_key(&j, "name");
+		cli_json_string(&j, p[i].info.name, KETW_NAME_MAX);
+		cli_json_key(&j, "nr_events");
+		cli_json_u64(&j, p[i].info.nr_events);
+		cli_json_key(&j, "flags");
+		cli_json_array(&j, false);
+		if (user)
+			cli_json_string_or_null(&j, "USER");
+		cli_json_end(&j);
+		cli_json_key(&j, "user");
+		cli_json_bool(&j, user);
+		if (user) {
+			cli_json_key(&j, "uid");
+			cli_json_u64(&j, p[i].info.uid);
+		}
+		cli_json_key(&j, "sessions");
+		cli_json_u64(&j, p[i].info.nr_sessions);
+		cli_json_key(&j, "events");
+		cli_json_array(&j, true);
 		for (k = 0; k < p[i].nr_events; k++) {
 			const struct ketw_event_info *ev = &p[i].events[k];
 
-			printf("%s\n      {\"id\": %u, \"name\": ", k ? "," : "",
-			       ev->id);
-			ketw_json_string(ev->name, KETW_NAME_MAX);
-			printf(", \"type\": %u, \"type_name\": ", ev->type);
-			name = ketw_type_name(ev->type);
-			printf(name ? "\"%s\"" : "null", name);
-			printf(", \"level\": %u, \"level_name\": ", ev->level);
-			name = ev->level ? ketw_level_name(ev->level) : "ALL";
-			printf(name ? "\"%s\"" : "null", name);
-			printf(", \"keyword\": \"0x%llx\", \"version\": %u, \"fields\": [",
-			       (unsigned long long)ev->keyword, ev->version);
+			cli_json_object(&j, false);
+			cli_json_key(&j, "id");
+			cli_json_u64(&j, ev->id);
+			cli_json_key(&j, "name");
+			cli_json_string(&j, ev->name, KETW_NAME_MAX);
+			cli_json_key(&j, "type");
+			cli_json_u64(&j, ev->type);
+			cli_json_key(&j, "type_name");
+			cli_json_string_or_null(&j, ketw_type_name(ev->type));
+			cli_json_key(&j, "level");
+			cli_json_u64(&j, ev->level);
+			cli_json_key(&j, "level_name");
+			cli_json_string_or_null(&j, ev->level ?
+						ketw_level_name(ev->level) :
+						"ALL");
+			cli_json_key(&j, "keyword");
+			cli_json_stringf(&j, "0x%llx",
+					 (unsigned long long)ev->keyword);
+			cli_json_key(&j, "version");
+			cli_json_u64(&j, ev->version);
+			cli_json_key(&j, "fields");
+			cli_json_array(&j, false);
 			for (f = 0; f < ev->nr_fields && f < KETW_MAX_FIELDS;
 			     f++) {
 				const struct ketw_field_info *fi = &ev->fields[f];
 
-				printf("%s{\"name\": ", f ? ", " : "");
-				ketw_json_string(fi->name, KETW_FIELD_NAME_MAX);
-				printf(", \"type\": \"%s\", \"offset\": %u, \"size\": %u}",
-				       list_field_type(fi->type, ft, sizeof(ft)),
-				       fi->offset, fi->size);
+				cli_json_object(&j, false);
+				cli_json_key(&j, "name");
+				cli_json_string(&j, fi->name,
+						KETW_FIELD_NAME_MAX);
+				cli_json_key(&j, "type");
+				cli_json_string_or_null(&j,
+					list_field_type(fi->type, ft, sizeof(ft)));
+				cli_json_key(&j, "offset");
+				cli_json_u64(&j, fi->offset);
+				cli_json_key(&j, "size");
+				cli_json_u64(&j, fi->size);
+				cli_json_end(&j);
 			}
-			printf("]}");
+			cli_json_end(&j);
+			cli_json_end(&j);
 		}
-		printf("%s]}", p[i].nr_events ? "\n    " : "");
+		cli_json_end(&j);
+		cli_json_end(&j);
 	}
-	printf("%s]\n}\n", nr ? "\n  " : "");
+	cli_json_end(&j);
+	cli_json_end(&j);
 }
 
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, KETW_OPT_JSON },
+		{ "json", no_argument, NULL, CLI_OPT_JSON },
 		{ "provider", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -176,22 +214,22 @@ int cmd_list(int argc, char **argv)
 	unsigned int i, nr = 0, n = 0;
 	bool json = false;
 	char err[256];
-	int c, fd, e, ret = KETW_EXIT_OK;
+	int c, fd, e, ret = CLI_EXIT_OK;
 
-	while ((c = ketw_getopt_long(argc, argv, "p:", longopts, &ret)) != -1) {
+	while ((c = cli_getopt_long(argc, argv, "p:", longopts, &ret)) != -1) {
 		switch (c) {
 		case 'p':
 			only_arg = optarg;
 			if (strchr(optarg, ':'))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"-p: '%s': list takes a provider's name or GUID only",
 					optarg);
 			if (ketw_parse_enable(optarg, &(struct ketw_enable_spec){ 0 },
 					      err, sizeof(err)))
-				return ketw_usage_error(argv[0], "-p: %s", err);
+				return cli_usage_error(argv[0], "-p: %s", err);
 			ketw_provider_ref_parse(optarg, &only);
 			break;
-		case KETW_OPT_JSON:
+		case CLI_OPT_JSON:
 			json = true;
 			break;
 		default:
@@ -199,27 +237,27 @@ int cmd_list(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
 
-	fd = ketw_open_device(0);
+	fd = cli_open_device(0);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return CLI_EXIT_ERROR;
 	e = ketw_providers_get(fd, &infos, &nr);
 	if (e) {
 		if (e == -ENOTTY)
-			ret = ketw_error("cannot list the providers: %s (is %s a ketw device, and as new as this tool?)",
-					 strerror(-e),
-					 getenv(KETW_DEVICE_ENV) ?
-					 getenv(KETW_DEVICE_ENV) : KETW_DEVICE);
+			ret = cli_error("cannot list the providers: %s (is %s a ketw device, and as new as this tool?)",
+					strerror(-e),
+					getenv(CLI_DEVICE_ENV) ?
+					getenv(CLI_DEVICE_ENV) : KETW_DEVICE);
 		else
-			ret = ketw_error("cannot list the providers: %s",
-					 strerror(-e));
+			ret = cli_error("cannot list the providers: %s",
+					strerror(-e));
 		goto out;
 	}
 	p = calloc(nr ? nr : 1, sizeof(*p));
 	if (!p) {
-		ret = ketw_error("out of memory");
+		ret = cli_error("out of memory");
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
@@ -249,16 +287,16 @@ int cmd_list(int argc, char **argv)
 			if (e == -ENOENT)
 				continue;	/* it went away meanwhile */
 			if (e) {
-				ret = ketw_error("cannot list the events of provider '%s': %s",
-						 name, strerror(-e));
+				ret = cli_error("cannot list the events of provider '%s': %s",
+						name, strerror(-e));
 				goto out;
 			}
 		}
 		n++;
 	}
 	if (only_arg && !n) {
-		ret = ketw_error("no provider '%s' is registered ('ketw list' shows those that are)",
-				 only_arg);
+		ret = cli_error("no provider '%s' is registered ('ketw list' shows those that are)",
+				only_arg);
 		goto out;
 	}
 	if (json)
@@ -266,8 +304,8 @@ int cmd_list(int argc, char **argv)
 	else
 		list_text(p, n, !only_arg);
 	if (fflush(stdout))
-		ret = ketw_error("writing the list failed: %s",
-				 strerror(errno));
+		ret = cli_error("writing the list failed: %s",
+				strerror(errno));
 out:
 	for (i = 0; p && i < nr; i++)
 		free(p[i].events);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 /* "KETW_USER_DEVICE" in the environment names another node. */
 #define KETW_USER_DEVICE_ENV	"KETW_USER_DEVICE"
@@ -35,20 +35,20 @@ static int log_register_error(const char *name, int err)
 	switch (-err) {
 	case ENOENT:
 	case ENODEV:
-		return ketw_error("cannot register provider '%s': no %s (is the ketw module loaded?)",
+		return cli_error("cannot register provider '%s': no %s (is the ketw module loaded?)",
 				  name, KETW_USER_DEVICE);
 	case EPERM:
 	case EACCES:
-		return ketw_error("cannot register provider '%s': %s is for root and the group of ketw's user_gid parameter",
+		return cli_error("cannot register provider '%s': %s is for root and the group of ketw's user_gid parameter",
 				  name, KETW_USER_DEVICE);
 	case EEXIST:
-		return ketw_error("cannot register provider '%s': a provider with its name or GUID is registered",
+		return cli_error("cannot register provider '%s': a provider with its name or GUID is registered",
 				  name);
 	case ENOSPC:
-		return ketw_error("cannot register provider '%s': this user has user_max_providers providers registered",
+		return cli_error("cannot register provider '%s': this user has user_max_providers providers registered",
 				  name);
 	default:
-		return ketw_error("cannot register provider '%s': %s", name,
+		return cli_error("cannot register provider '%s': %s", name,
 				  strerror(-err));
 	}
 }
@@ -73,7 +73,7 @@ static int log_one(struct ketw_provider *prov,
 		return 0;
 	}
 	if (ret < 0)
-		return ketw_error("cannot log: %s", strerror(-ret));
+		return cli_error("cannot log: %s", strerror(-ret));
 	c->stored += ret;
 	return 0;
 }
@@ -98,19 +98,19 @@ int cmd_log(int argc, char **argv)
 	unsigned int level;
 	uint64_t v;
 	ssize_t got;
-	int c, i, err, ret = KETW_EXIT_OK;
+	int c, i, err, ret = CLI_EXIT_OK;
 
-	while ((c = ketw_getopt(argc, argv, "g:i:l:k:e:", &ret)) != -1) {
+	while ((c = cli_getopt(argc, argv, "g:i:l:k:e:", &ret)) != -1) {
 		switch (c) {
 		case 'g':
 			if (ketw_guid_parse(optarg, prov.guid) ||
 			    ketw_guid_is_zero(prov.guid))
-				return ketw_usage_error(argv[0], "-g: '%s' is not a GUID (8-4-4-4-12 hex digits, not all zero)",
+				return cli_usage_error(argv[0], "-g: '%s' is not a GUID (8-4-4-4-12 hex digits, not all zero)",
 							optarg);
 			have_guid = true;
 			break;
 		case 'i':
-			ret = ketw_opt_u64(argv[0], 'i', optarg, "an event id",
+			ret = cli_opt_u64(argv[0], 'i', optarg, "an event id",
 					   0, UINT32_MAX, &v);
 			if (ret)
 				return ret;
@@ -118,12 +118,12 @@ int cmd_log(int argc, char **argv)
 			break;
 		case 'l':
 			if (ketw_parse_level(optarg, &level))
-				return ketw_usage_error(argv[0], "-l: '%s' is not a level",
+				return cli_usage_error(argv[0], "-l: '%s' is not a level",
 							optarg);
 			desc.level = (uint8_t)level;
 			break;
 		case 'k':
-			ret = ketw_opt_u64(argv[0], 'k', optarg, "a keyword mask",
+			ret = cli_opt_u64(argv[0], 'k', optarg, "a keyword mask",
 					   0, UINT64_MAX, &v);
 			if (ret)
 				return ret;
@@ -132,7 +132,7 @@ int cmd_log(int argc, char **argv)
 		case 'e':
 			if (!*optarg || strlen(optarg) >= KETW_NAME_MAX ||
 			    strpbrk(optarg, " \t\n"))
-				return ketw_usage_error(argv[0], "-e: '%s' is not an event name (1-31 characters, no blank)",
+				return cli_usage_error(argv[0], "-e: '%s' is not an event name (1-31 characters, no blank)",
 							optarg);
 			desc.name = optarg;
 			break;
@@ -141,11 +141,11 @@ int cmd_log(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return ketw_usage_error(argv[0], "no provider given");
+		return cli_usage_error(argv[0], "no provider given");
 	prov.name = argv[optind++];
 	if (!*prov.name || strlen(prov.name) + strlen(KETW_USER_PREFIX) >=
 			   KETW_NAME_MAX)
-		return ketw_usage_error(argv[0], "'%s' is not a provider name (1-%zu characters)",
+		return cli_usage_error(argv[0], "'%s' is not a provider name (1-%zu characters)",
 					prov.name,
 					KETW_NAME_MAX - 1 - strlen(KETW_USER_PREFIX));
 	if (!have_guid)
@@ -161,7 +161,7 @@ int cmd_log(int argc, char **argv)
 			n += strlen(argv[i]) + 1;
 		msg = malloc(n);
 		if (!msg) {
-			ret = ketw_error("out of memory");
+			ret = cli_error("out of memory");
 			goto out;
 		}
 		msg[0] = '\0';
@@ -171,7 +171,7 @@ int cmd_log(int argc, char **argv)
 			strcat(msg, argv[i]);
 		}
 		if (log_one(&prov, &desc, msg, &counts))
-			ret = KETW_EXIT_ERROR;
+			ret = CLI_EXIT_ERROR;
 		free(msg);
 	} else {
 		/* Each line of standard input. */
@@ -179,7 +179,7 @@ int cmd_log(int argc, char **argv)
 			if (got && line[got - 1] == '\n')
 				line[got - 1] = '\0';
 			if (log_one(&prov, &desc, line, &counts)) {
-				ret = KETW_EXIT_ERROR;
+				ret = CLI_EXIT_ERROR;
 				break;
 			}
 		}
@@ -189,7 +189,7 @@ int cmd_log(int argc, char **argv)
 	       prov.name, counts.events, counts.events == 1 ? "" : "s",
 	       counts.stored);
 	if (counts.limited)
-		ret = ketw_error("%lu event%s not logged: this user's user_max_events or user_max_bytes rate was reached",
+		ret = cli_error("%lu event%s not logged: this user's user_max_events or user_max_bytes rate was reached",
 				 counts.limited, counts.limited == 1 ? "" : "s");
 out:
 	ketw_provider_unregister(&prov);

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 static volatile sig_atomic_t record_stop;
 
@@ -34,59 +34,59 @@ static uint64_t record_now_ns(void)
 /* Destroy from a file not attached to the session. */
 static void record_destroy(const char *name)
 {
-	int fd = ketw_open_device(0), err;
+	int fd = cli_open_device(0), err;
 
 	if (fd < 0)
 		return;
 	err = ketw_session_destroy(fd, name);
 	if (err)
-		ketw_session_error("remove", name, err);
+		cli_session_error("remove", name, err);
 	close(fd);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		KETW_START_LONGOPTS,
-		{ "read", no_argument, NULL, KETW_OPT_READ },
+		CLI_START_LONGOPTS,
+		{ "read", no_argument, NULL, CLI_OPT_READ },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct ketw_start s;
-	const char *path = KETW_DEFAULT_FILE, *name;
+	static struct cli_start s;
+	const char *path = CLI_DEFAULT_FILE, *name;
 	struct ketw_session_attr attr;
-	struct ketw_drain x = { 0 };
+	struct cli_drain x = { 0 };
 	struct ketw_cpu_stats *st = NULL;
 	struct sigaction sa, old_int, old_term;
 	bool *valid = NULL, use_read = false, started = false;
 	uint64_t seconds = 0, max_records = 0, deadline = 0;
-	int c, fd = -1, r, err, ret = KETW_EXIT_OK;
+	int c, fd = -1, r, err, ret = CLI_EXIT_OK;
 
-	ketw_start_init(&s, argv[0]);
-	while ((c = ketw_getopt_long(argc, argv, KETW_START_OPTSTRING "o:d:n:",
-				     longopts, &ret)) != -1) {
+	cli_start_init(&s, argv[0]);
+	while ((c = cli_getopt_long(argc, argv, CLI_START_OPTSTRING "o:d:n:",
+				    longopts, &ret)) != -1) {
 		switch (c) {
-		case KETW_OPT_READ:
+		case CLI_OPT_READ:
 			use_read = true;
 			r = 0;
 			break;
 		case 'o':
 			path = optarg;
-			r = *path ? 0 : ketw_usage_error(argv[0],
-							 "-o: empty file name");
+			r = *path ? 0 : cli_usage_error(argv[0],
+							"-o: empty file name");
 			break;
 		case 'd':
-			r = ketw_opt_u64(argv[0], c, optarg,
-					 "a number of seconds", 1,
-					 UINT32_MAX, &seconds);
+			r = cli_opt_u64(argv[0], c, optarg,
+					"a number of seconds", 1,
+					UINT32_MAX, &seconds);
 			break;
 		case 'n':
-			r = ketw_opt_u64(argv[0], c, optarg,
-					 "a number of events", 1, UINT64_MAX,
-					 &max_records);
+			r = cli_opt_u64(argv[0], c, optarg,
+					"a number of events", 1, UINT64_MAX,
+					&max_records);
 			break;
 		default:
-			r = ketw_start_option(&s, c, optarg);
-			if (r < 0)	/* '?': ketw_getopt_long() set ret */
+			r = cli_start_option(&s, c, optarg);
+			if (r < 0)	/* '?': cli_getopt_long() set ret */
 				goto out;
 		}
 		ret = r;
@@ -94,22 +94,22 @@ int cmd_record(int argc, char **argv)
 			goto out;
 	}
 	if (optind < argc) {
-		ret = ketw_usage_error(argv[0], "unexpected argument '%s'",
-				       argv[optind]);
+		ret = cli_usage_error(argv[0], "unexpected argument '%s'",
+				      argv[optind]);
 		goto out;
 	}
-	ret = ketw_start_check(&s);
+	ret = cli_start_check(&s);
 	if (ret)
 		goto out;
 	name = s.name;
 
 	/* Read-write: the mapped meta pages take our position. */
-	fd = ketw_open_device(O_RDWR | O_NONBLOCK);
+	fd = cli_open_device(O_RDWR | O_NONBLOCK);
 	if (fd < 0) {
-		ret = KETW_EXIT_ERROR;
+		ret = CLI_EXIT_ERROR;
 		goto out;
 	}
-	ret = ketw_start_session(&s, fd);
+	ret = cli_start_session(&s, fd);
 	if (ret)
 		goto out;
 	started = true;
@@ -126,21 +126,13 @@ int cmd_record(int argc, char **argv)
 	if (!err)
 		err = ketw_session_get_attr(fd, name, &attr);
 	if (err) {
-		ret = ketw_session_error("attach to", name, err);
+		ret = cli_session_error("attach to", name, err);
 		goto out_signals;
 	}
-	if (!attr.nr_cpus || attr.nr_cpus > KETW_FILE_MAX_CPUS) {
-		ret = ketw_error("session '%s' reports %u cpus", name,
-				 attr.nr_cpus);
+	ret = cli_cpu_stats_alloc(name, attr.nr_cpus, &st, &valid);
+	if (ret)
 		goto out_signals;
-	}
-	st = calloc(attr.nr_cpus, sizeof(*st));
-	valid = calloc(attr.nr_cpus, sizeof(*valid));
-	if (!st || !valid) {
-		ret = ketw_error("out of memory");
-		goto out_signals;
-	}
-	ret = ketw_drain_begin(&x, fd, name, &attr, use_read);
+	ret = cli_drain_begin(&x, fd, name, &attr, use_read);
 	if (ret)
 		goto out_signals;
 	x.progress.what = "record";
@@ -152,15 +144,15 @@ int cmd_record(int argc, char **argv)
 		struct timespec tick = { 0, 100 * 1000000L };
 
 		if (use_read) {
-			ret = ketw_get_cpu_stats(fd, name, attr.nr_cpus, st,
-						 valid);
+			ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st,
+						valid);
 			if (ret)
 				break;
 		}
-		ret = ketw_drain_pass(&x, fd, name, &attr, st, valid);
+		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
 		if (ret)
 			break;
-		ketw_progress_update(&x.progress, x.bytes, 0, x.records);
+		cli_progress_update(&x.progress, x.bytes, 0, x.records);
 		if (record_stop || (max_records && x.records >= max_records) ||
 		    (deadline && record_now_ns() >= deadline))
 			break;
@@ -169,35 +161,35 @@ int cmd_record(int argc, char **argv)
 	/* Stop, then what came in before the stop. */
 	err = ketw_session_stop(fd, name);
 	if (err && !ret)
-		ret = ketw_session_error("stop", name, err);
+		ret = cli_session_error("stop", name, err);
 	if (!ret)
-		ret = ketw_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
+		ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (!ret)
-		ret = ketw_drain_pass(&x, fd, name, &attr, st, valid);
-	ketw_progress_end(&x.progress);
+		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
+	cli_progress_end(&x.progress);
 	if (!ret)
-		ret = ketw_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
+		ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (!ret) {
 		err = ketw_session_get_attr(fd, name, &attr);
 		if (err)
-			ret = ketw_session_error("read the attributes of",
-						 name, err);
+			ret = cli_session_error("read the attributes of",
+						name, err);
 	}
 	if (!ret)
-		ret = ketw_trace_write(path, &attr, x.cpus, st, valid);
+		ret = cli_trace_write(path, &attr, x.cpus, st, valid);
 	if (!ret)
-		ketw_drain_summary(&x, name, path, &attr, st);
+		cli_drain_summary(&x, name, path, &attr, st);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
-	ketw_drain_end(&x);
+	cli_drain_end(&x);
 	free(st);
 	free(valid);
 	if (fd >= 0)
 		close(fd);
 	if (started)
 		record_destroy(name);
-	ketw_start_free(&s);
+	cli_start_free(&s);
 	return ret;
 }

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
+#include "report_json.h"
 #include "template_report.h"
 
 #define REPORT_MAX_FILTERS	64
@@ -117,184 +118,6 @@ static bool report_keep(const struct ketw_record *rec,
 	return true;
 }
 
-/* ---- --json ------------------------------------------------------- */
-
-static void json_hex(const unsigned char *p, size_t n)
-{
-	size_t i;
-
-	putchar('"');
-	for (i = 0; i < n; i++)
-		printf("%02x", p[i]);
-	putchar('"');
-}
-
-/* Bytes as a JSON string: up to a NUL or @n; other bytes as \u00XX. */
-static void json_bytes(const unsigned char *p, size_t n)
-{
-	size_t i;
-
-	putchar('"');
-	for (i = 0; i < n && p[i]; i++) {
-		if (p[i] == '"' || p[i] == '\\')
-			printf("\\%c", p[i]);
-		else if (p[i] < 0x20 || p[i] >= 0x7f)
-			printf("\\u%04x", p[i]);
-		else
-			putchar(p[i]);
-	}
-	putchar('"');
-}
-
-static uint64_t json_uint(const unsigned char *p, unsigned int w, bool swapped)
-{
-	uint64_t v = 0;
-	unsigned int i;
-
-	/* The writer's byte order: ours, or the other one. */
-	for (i = 0; i < w; i++) {
-		unsigned int b = i;
-
-		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? swapped : !swapped)
-			b = w - 1 - i;	/* big-endian bytes */
-		v |= (uint64_t)p[i] << (8 * b);
-	}
-	return v;
-}
-
-static unsigned int json_int_width(unsigned int type)
-{
-	switch (type) {
-	case KETW_FIELD_U8: case KETW_FIELD_S8:
-		return 1;
-	case KETW_FIELD_U16: case KETW_FIELD_S16:
-		return 2;
-	case KETW_FIELD_U32: case KETW_FIELD_S32: case KETW_FIELD_HEX32:
-		return 4;
-	case KETW_FIELD_U64: case KETW_FIELD_S64: case KETW_FIELD_HEX64:
-		return 8;
-	default:
-		return 0;
-	}
-}
-
-/* One field's value: numbers, strings, GUIDs, hex strings; null if missing. */
-static void json_field(const struct ketw_field_info *fi,
-		       const unsigned char *data, size_t len, bool swapped)
-{
-	unsigned int w = json_int_width(fi->type);
-	size_t off = fi->offset, n;
-	char guid[KETW_GUID_STR_LEN];
-	uint64_t v;
-
-	if (fi->type == KETW_FIELD_GUID)
-		w = KETW_GUID_SIZE;
-	/* As the text decoder: missing, untrusted sizes in hex. */
-	if (off > len || (w && off + w > len)) {
-		printf("null");
-		return;
-	}
-	if (w && fi->size && fi->size != w) {
-		n = fi->size < len - off ? fi->size : len - off;
-		json_hex(data + off, n);
-		return;
-	}
-	if (fi->type == KETW_FIELD_GUID) {
-		printf("\"%s\"", ketw_guid_format(data + off, guid));
-		return;
-	}
-	if (w) {
-		v = json_uint(data + off, w, swapped);
-		switch (fi->type) {
-		case KETW_FIELD_S8: case KETW_FIELD_S16:
-		case KETW_FIELD_S32: case KETW_FIELD_S64:
-			if (w < 8 && (v & (1ull << (8 * w - 1))))
-				v |= ~0ull << (8 * w);
-			printf("%lld", (long long)v);
-			return;
-		case KETW_FIELD_HEX32: case KETW_FIELD_HEX64:
-			printf("\"0x%llx\"", (unsigned long long)v);
-			return;
-		default:
-			printf("%llu", (unsigned long long)v);
-			return;
-		}
-	}
-	n = len - off;
-	if (fi->size && fi->size < n)
-		n = fi->size;
-	if (fi->type == KETW_FIELD_STRING)
-		json_bytes(data + off, n);
-	else
-		json_hex(data + off, n);	/* binary, odd sizes, unknown */
-}
-
-static void json_record(const struct ketw_record *rec,
-			const struct ketw_registry *reg, bool swapped,
-			const struct report_opts *o)
-{
-	const struct ketw_event_header *h = rec->hdr;
-	bool sys = h->flags & KETW_RECORD_SYSTEM;
-	const struct ketw_event_info *ev = NULL;
-	char guid[KETW_GUID_STR_LEN], fname[KETW_FIELD_NAME_MAX + 1];
-	const char *pname, *lname;
-	unsigned int i, nr;
-
-	if (!sys)
-		ev = ketw_registry_record_event(reg, h);
-	pname = ketw_registry_record_provider(reg, h);
-	if (!pname && sys && ketw_guid_is_zero(h->provider_guid))
-		pname = KETW_SYSTEM_PROVIDER_NAME;
-	printf("{\"cpu\":%u,\"ts\":\"%llu.%09llu\",\"timestamp\":%llu,\"pid\":%u,\"tid\":%u,\"seq\":%llu,\"guid\":\"%s\"",
-	       rec->cpu,
-	       (unsigned long long)(h->timestamp / 1000000000ull),
-	       (unsigned long long)(h->timestamp % 1000000000ull),
-	       (unsigned long long)h->timestamp, h->process_id, h->thread_id,
-	       (unsigned long long)h->sequence,
-	       ketw_guid_format(h->provider_guid, guid));
-	if (pname) {
-		printf(",\"provider\":");
-		ketw_json_string(pname, KETW_NAME_MAX);
-	}
-	printf(",\"type\":%u,\"level\":%u", h->type, h->level);
-	lname = ketw_level_name(h->level);
-	if (lname && h->level)
-		printf(",\"level_name\":\"%s\"", lname);
-	printf(",\"version\":%u,\"id\":%u", h->version, h->event_id);
-	if (sys && ketw_sys_event_name(h->event_id))
-		printf(",\"event\":\"%s\"", ketw_sys_event_name(h->event_id));
-	else if (ev) {
-		printf(",\"event\":");
-		ketw_json_string(ev->name, sizeof(ev->name));
-	}
-	printf(",\"keyword\":%llu,\"flags\":%u,\"system\":%s,\"truncated\":%s,\"len\":%zu",
-	       (unsigned long long)h->keyword, h->flags,
-	       sys ? "true" : "false",
-	       h->flags & KETW_RECORD_TRUNCATED ? "true" : "false",
-	       rec->data_len);
-	if (ev && o->payload) {
-		nr = ev->nr_fields < KETW_MAX_FIELDS ? ev->nr_fields :
-						       KETW_MAX_FIELDS;
-		printf(",\"fields\":{");
-		for (i = 0; i < nr; i++) {
-			const struct ketw_field_info *fi = &ev->fields[i];
-
-			memcpy(fname, fi->name, sizeof(fi->name));
-			fname[sizeof(fi->name)] = '\0';
-			if (i)
-				putchar(',');
-			ketw_json_string(fname, sizeof(fname));
-			putchar(':');
-			json_field(fi, rec->data, rec->data_len, swapped);
-		}
-		putchar('}');
-	} else if (o->payload) {
-		printf(",\"payload\":");
-		json_hex(rec->data, rec->data_len);
-	}
-	printf("}\n");
-}
-
 /* What the file's rundown holds. */
 struct report_rundown {
 	struct ketw_registry *reg;
@@ -348,20 +171,20 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	       h->version_major, h->version_minor,
 	       ketw_input_swapped(in) ? ", written with the other byte order" : "");
 	printf("session:  %s (%s when extracted), created %s\n", s->name,
-	       ketw_or(ketw_state_name(s->state), "?"),
-	       ketw_time_format(s->creation_time, t, sizeof(t)));
+	       cli_or(ketw_state_name(s->state), "?"),
+	       cli_time_format(s->creation_time, t, sizeof(t)));
 	printf("buffers:  %u KiB per cpu, policy %s, max data %u bytes\n",
-	       s->buffer_kb, ketw_or(ketw_policy_name(s->policy), "?"),
+	       s->buffer_kb, cli_or(ketw_policy_name(s->policy), "?"),
 	       s->max_data_size);
 	printf("clock:    %s (resolution %u ns)\n",
-	       ketw_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
+	       cli_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default; providers enabled one by one have their own)\n",
-	       s->level ? ketw_or(ketw_level_name(s->level), "?") : "all",
+	       s->level ? cli_or(ketw_level_name(s->level), "?") : "all",
 	       (unsigned long long)s->match_any,
 	       (unsigned long long)s->match_all);
 	printf("host:     %s, kernel %s, %s\n", h->hostname, h->release,
 	       h->machine);
-	printf("written:  %s\n", ketw_time_format(h->creation_time, t, sizeof(t)));
+	printf("written:  %s\n", cli_time_format(h->creation_time, t, sizeof(t)));
 	printf("cpus:     %u\n", h->nr_cpus);
 	if (rd->providers + rd->events + rd->tasks)
 		printf("rundown:  %llu providers, %llu event layouts, %llu tasks%s\n",
@@ -430,7 +253,7 @@ static int report_record_hex(const struct ketw_record *rec,
 	printf("  %s\n", line);
 	if (ketw_sys_payload_format(rec, sys, sizeof(sys)) > 0)
 		printf("    %s: %s\n",
-		       ketw_or(ketw_sys_event_name(rec->hdr->event_id), "?"),
+		       cli_or(ketw_sys_event_name(rec->hdr->event_id), "?"),
 		       sys);
 	if (o->payload && ketw_hexdump(stdout, "    ", rec->data,
 				       rec->data_len))
@@ -484,12 +307,12 @@ static int report_record(const struct ketw_record *rec,
 		if (ketw_sys_payload_format_named(rec, reg, sys,
 						  sizeof(sys)) > 0) {
 			printf("    %s: %s\n",
-			       ketw_or(ketw_sys_event_name(rec->hdr->event_id),
-				       "?"), sys);
+			       cli_or(ketw_sys_event_name(rec->hdr->event_id),
+				      "?"), sys);
 			return 0;
 		}
 	} else if (o->payload) {
-		n = ketw_template_report_record(rec, stdout);
+		n = cli_template_report_record(rec, stdout);
 		if (n)
 			return n < 0 ? n : 0;
 		n = report_payload_decoded(rec, reg, swapped);
@@ -516,7 +339,8 @@ static int report_records(struct ketw_input *in,
 		if (o->json) {
 			if (!o->rundown && ketw_record_is_rundown(&rec))
 				continue;
-			json_record(&rec, reg, swapped, o);
+			cli_report_json_record(&rec, reg, swapped,
+					       o->payload);
 			if (ferror(stdout))
 				return -EIO;
 			continue;
@@ -534,7 +358,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "hex", no_argument, NULL, 'X' },
 		{ "no-rundown", no_argument, NULL, 'R' },
-		{ "json", no_argument, NULL, KETW_OPT_JSON },
+		{ "json", no_argument, NULL, CLI_OPT_JSON },
 		{ "provider", required_argument, NULL, REPORT_OPT_PROVIDER },
 		{ "level", required_argument, NULL, REPORT_OPT_LEVEL },
 		{ "cpu", required_argument, NULL, REPORT_OPT_CPU },
@@ -545,20 +369,20 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	const char *path = KETW_DEFAULT_FILE;
+	const char *path = CLI_DEFAULT_FILE;
 	static struct report_opts o = {
 		.payload = true, .records = true, .rundown = true,
 	};
 	struct report_rundown rd = { 0 };
 	struct ketw_input *in;
 	char err_msg[256];
-	int c, err, ret = KETW_EXIT_OK;
+	int c, err, ret = CLI_EXIT_OK;
 
-	while ((c = ketw_getopt_long(argc, argv, "NHXRi:t:", longopts,
-				     &ret)) != -1) {
+	while ((c = cli_getopt_long(argc, argv, "NHXRi:t:", longopts,
+				    &ret)) != -1) {
 		switch (c) {
 		case 't':
-			ret = ketw_template_report_load(optarg);
+			ret = cli_template_report_load(optarg);
 			if (ret)
 				return ret;
 			break;
@@ -577,37 +401,37 @@ int cmd_report(int argc, char **argv)
 		case 'i':	/* trace-cmd's spelling */
 			path = optarg;
 			break;
-		case KETW_OPT_JSON:
+		case CLI_OPT_JSON:
 			o.json = true;
 			break;
 		case REPORT_OPT_PROVIDER:
 			if (o.nr_providers == REPORT_MAX_FILTERS)
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--provider: at most %d", REPORT_MAX_FILTERS);
 			if (ketw_provider_ref_parse(optarg,
 					&o.providers[o.nr_providers++]))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--provider: '%s' is not a provider name or GUID",
 					optarg);
 			break;
 		case REPORT_OPT_LEVEL:
 			if (ketw_parse_level(optarg, &o.level))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--level: '%s' is not a level (critical, error, warning, info, verbose, all, or 0..5)",
 					optarg);
 			break;
 		case REPORT_OPT_CPU:
 			if (o.nr_cpus == REPORT_MAX_FILTERS)
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--cpu: at most %d", REPORT_MAX_FILTERS);
 			if (ketw_parse_u64(optarg, UINT32_MAX, &v))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--cpu: '%s' is not a cpu number", optarg);
 			o.cpus[o.nr_cpus++] = (unsigned int)v;
 			break;
 		case REPORT_OPT_PID:
 			if (ketw_parse_u64(optarg, UINT32_MAX, &v))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--pid: '%s' is not a process id", optarg);
 			o.pid = (uint32_t)v;
 			o.pid_set = true;
@@ -616,7 +440,7 @@ int cmd_report(int argc, char **argv)
 		case REPORT_OPT_TO:
 			if (report_parse_time(optarg, c == REPORT_OPT_FROM ?
 					      &o.from : &o.to))
-				return ketw_usage_error(argv[0],
+				return cli_usage_error(argv[0],
 					"--%s: '%s' is not SECONDS[.FRACTION]",
 					c == REPORT_OPT_FROM ? "from" : "to",
 					optarg);
@@ -635,30 +459,30 @@ int cmd_report(int argc, char **argv)
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
 
 	err = ketw_input_open(path, &in, err_msg, sizeof(err_msg));
 	if (err) {
 		if (err == -ENOENT)
-			return ketw_error("cannot open %s: %s (make one with 'ketw extract -o %s')",
-					  path, err_msg, path);
-		return ketw_error("cannot read %s: %s", path, err_msg);
+			return cli_error("cannot open %s: %s (make one with 'ketw extract -o %s')",
+					 path, err_msg, path);
+		return cli_error("cannot read %s: %s", path, err_msg);
 	}
 	err = report_scan(in, &rd);
 	if (err) {
-		ret = ketw_error("cannot read the rundown of %s: %s", path,
-				 strerror(-err));
+		ret = cli_error("cannot read the rundown of %s: %s", path,
+				strerror(-err));
 		goto out;
 	}
 	if (!o.hex && !o.json)
-		ketw_template_report_bind(in);
+		cli_template_report_bind(in);
 	if (o.json) {
 		err = report_records(in, rd.reg, &o);
 		if (err == -ENOMEM)
-			ret = ketw_error("out of memory");
+			ret = cli_error("out of memory");
 		else if (err)
-			ret = ketw_error("writing the report failed");
+			ret = cli_error("writing the report failed");
 		goto out;
 	}
 	report_summary(path, in, &rd, o.hex);
@@ -666,15 +490,15 @@ int cmd_report(int argc, char **argv)
 		printf("\n");
 		err = report_records(in, rd.reg, &o);
 		if (err == -ENOMEM)
-			ret = ketw_error("out of memory");
+			ret = cli_error("out of memory");
 		else if (err)
-			ret = ketw_error("writing the report failed");
+			ret = cli_error("writing the report failed");
 	}
 out:
 	ketw_registry_free(rd.reg);
 	ketw_input_close(in);
 	if (fflush(stdout))
-		ret = ketw_error("writing the report failed: %s",
-				 strerror(errno));
+		ret = cli_error("writing the report failed: %s",
+				strerror(errno));
 	return ret;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 /* The filter the session applies to each registered provider now. */
 static void show_providers(int fd, const char *name)
@@ -31,62 +31,50 @@ static void show_providers(int fd, const char *name)
 		if (ketw_session_get_filter(fd, name, &ref, &f))
 			continue;
 		printf("  %-31.*s %s\n", KETW_NAME_MAX, pi[i].name,
-		       ketw_filter_text(&f, text, sizeof(text)));
+		       cli_filter_text(&f, text, sizeof(text)));
 	}
 	free(pi);
 }
 
 int cmd_show(int argc, char **argv)
 {
-	const char *name = KETW_DEFAULT_SESSION;
+	const char *name;
 	struct ketw_session_attr a;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL;
 	char t[64];
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int fd, err, ret;
 
-	while ((c = ketw_getopt(argc, argv, "s:", &ret)) != -1) {
-		if (c != 's')
-			return ret;
-		name = optarg;
-		ret = ketw_check_session_name(argv[0], name);
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
-
-	fd = ketw_open_device(0);
+	ret = cli_session_only(argc, argv, &name, &fd);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return ret;
 	err = ketw_session_get_attr(fd, name, &a);
 	if (err) {
-		ret = ketw_session_error("show", name, err);
+		ret = cli_session_error("show", name, err);
 		goto out_close;
 	}
 	printf("session:  %s (%s), created %s\n", a.name,
-	       ketw_or(ketw_state_name(a.state), "?"),
-	       ketw_time_format(a.creation_time, t, sizeof(t)));
+	       cli_or(ketw_state_name(a.state), "?"),
+	       cli_time_format(a.creation_time, t, sizeof(t)));
 	printf("buffers:  %u KiB x %u cpus, policy %s, max data %u bytes, watermark %u%%\n",
-	       a.buffer_kb, a.nr_cpus, ketw_or(ketw_policy_name(a.policy), "?"),
+	       a.buffer_kb, a.nr_cpus, cli_or(ketw_policy_name(a.policy), "?"),
 	       a.max_data_size, a.watermark);
 	printf("clock:    %s (resolution %u ns)\n",
-	       ketw_or(ketw_clock_name(a.clock), "?"), a.clock_resolution);
+	       cli_or(ketw_clock_name(a.clock), "?"), a.clock_resolution);
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default, for a session that enables no provider)\n",
-	       a.level ? ketw_or(ketw_level_name(a.level), "?") : "all",
+	       a.level ? cli_or(ketw_level_name(a.level), "?") : "all",
 	       (unsigned long long)a.match_any,
 	       (unsigned long long)a.match_all);
 	show_providers(fd, name);
 	st = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*st));
 	valid = calloc(a.nr_cpus ? a.nr_cpus : 1, sizeof(*valid));
 	if (!st || !valid) {
-		ret = ketw_error("out of memory");
+		ret = cli_error("out of memory");
 	} else {
-		ret = ketw_get_cpu_stats(fd, name, a.nr_cpus, st, valid);
+		ret = cli_get_cpu_stats(fd, name, a.nr_cpus, st, valid);
 		if (!ret) {
 			printf("\n");
-			ketw_print_cpu_stats(st, valid, a.nr_cpus);
+			cli_print_cpu_stats(st, valid, a.nr_cpus);
 		}
 	}
 	free(st);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 struct snapshot_totals {
 	uint64_t records;
@@ -26,7 +26,7 @@ struct snapshot_totals {
 
 /* Copy one CPU, keep its records (not the padding). */
 static int snapshot_cpu(int fd, const char *name, unsigned int cpu,
-			void *buf, size_t len, struct ketw_cpu_buf *out,
+			void *buf, size_t len, struct cli_cpu_buf *out,
 			struct snapshot_totals *t)
 {
 	struct ketw_record_iter it;
@@ -36,48 +36,48 @@ static int snapshot_cpu(int fd, const char *name, unsigned int cpu,
 
 	err = ketw_session_snapshot(fd, name, cpu, buf, len, &snap);
 	if (err == -EPROTO)
-		return ketw_error("session '%s': cpu %u: the kernel reported a %llu byte snapshot in a %zu byte buffer",
-				  name, cpu, (unsigned long long)snap.len, len);
+		return cli_error("session '%s': cpu %u: the kernel reported a %llu byte snapshot in a %zu byte buffer",
+				 name, cpu, (unsigned long long)snap.len, len);
 	if (err)
-		return ketw_session_error("snapshot", name, err);
+		return cli_session_error("snapshot", name, err);
 	t->dropped += snap.dropped;
 	ketw_record_iter_init(&it, buf, snap.len);
 	while ((err = ketw_record_iter_next(&it, &rec)) > 0) {
-		if (ketw_cpu_buf_append(out, rec.hdr, rec.span))
-			return ketw_error("out of memory");
+		if (cli_cpu_buf_append(out, rec.hdr, rec.span))
+			return cli_error("out of memory");
 		t->records++;
 		t->bytes += rec.span;
 	}
 	if (err)
-		return ketw_error("session '%s': cpu %u: malformed record at offset %zu of the snapshot",
-				  name, cpu, it.off);
+		return cli_error("session '%s': cpu %u: malformed record at offset %zu of the snapshot",
+				 name, cpu, it.off);
 	return 0;
 }
 
 int cmd_snapshot(int argc, char **argv)
 {
-	const char *name = KETW_DEFAULT_SESSION, *path = NULL;
+	const char *name = CLI_DEFAULT_SESSION, *path = NULL;
 	struct ketw_cpu_stats *before = NULL, *after = NULL;
 	struct snapshot_totals t = { 0 };
-	struct ketw_cpu_buf *cpus = NULL;
+	struct cli_cpu_buf *cpus = NULL;
 	struct ketw_session_attr attr;
 	bool *valid = NULL, *valid2 = NULL;
 	unsigned int cpu, nr = 0;
 	size_t len;
 	void *buf = NULL;
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int c, fd, err, ret = CLI_EXIT_OK;
 
-	while ((c = ketw_getopt(argc, argv, "s:o:", &ret)) != -1) {
+	while ((c = cli_getopt(argc, argv, "s:o:", &ret)) != -1) {
 		switch (c) {
 		case 's':
 			name = optarg;
-			ret = ketw_check_session_name(argv[0], name);
+			ret = cli_check_session_name(argv[0], name);
 			break;
 		case 'o':
 			path = optarg;
 			if (!*path)
-				ret = ketw_usage_error(argv[0],
-						       "-o: empty file name");
+				ret = cli_usage_error(argv[0],
+						      "-o: empty file name");
 			break;
 		default:
 			return ret;
@@ -86,25 +86,25 @@ int cmd_snapshot(int argc, char **argv)
 			return ret;
 	}
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
 	if (!path)
-		return ketw_usage_error(argv[0],
-					"-o FILE is required (where to write the snapshot)");
+		return cli_usage_error(argv[0],
+				       "-o FILE is required (where to write the snapshot)");
 
-	fd = ketw_open_device(0);
+	fd = cli_open_device(0);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return CLI_EXIT_ERROR;
 	err = ketw_session_get_attr(fd, name, &attr);
 	if (err) {
-		ret = ketw_session_error("snapshot", name, err);
+		ret = cli_session_error("snapshot", name, err);
 		goto out;
 	}
 	nr = attr.nr_cpus;
 	if (!nr || nr > KETW_FILE_MAX_CPUS ||
 	    attr.buffer_kb > KETW_BUFFER_KB_MAX) {
-		ret = ketw_error("session '%s' reports %u cpus of %u KiB", name,
-				 nr, attr.buffer_kb);
+		ret = cli_error("session '%s' reports %u cpus of %u KiB", name,
+				nr, attr.buffer_kb);
 		goto out;
 	}
 	/* The kernel wants room for a whole per-CPU buffer. */
@@ -118,17 +118,17 @@ int cmd_snapshot(int argc, char **argv)
 	valid = calloc(nr, sizeof(*valid));
 	valid2 = calloc(nr, sizeof(*valid2));
 	if (!buf || !cpus || !before || !after || !valid || !valid2) {
-		ret = ketw_error("out of memory");
+		ret = cli_error("out of memory");
 		goto out;
 	}
 
-	ret = ketw_get_cpu_stats(fd, name, nr, before, valid);
+	ret = cli_get_cpu_stats(fd, name, nr, before, valid);
 	for (cpu = 0; !ret && cpu < nr; cpu++)
 		if (valid[cpu])
 			ret = snapshot_cpu(fd, name, cpu, buf, len, &cpus[cpu],
 					   &t);
 	if (!ret)
-		ret = ketw_get_cpu_stats(fd, name, nr, after, valid2);
+		ret = cli_get_cpu_stats(fd, name, nr, after, valid2);
 	if (ret)
 		goto out;
 	for (cpu = 0; cpu < nr; cpu++)
@@ -138,11 +138,11 @@ int cmd_snapshot(int argc, char **argv)
 	/* The state now (a full policy may have stopped it meanwhile). */
 	err = ketw_session_get_attr(fd, name, &attr);
 	if (err) {
-		ret = ketw_session_error("read the attributes of", name, err);
+		ret = cli_session_error("read the attributes of", name, err);
 		goto out;
 	}
 	attr.nr_cpus = nr;
-	ret = ketw_trace_write(path, &attr, cpus, after, valid2);
+	ret = cli_trace_write(path, &attr, cpus, after, valid2);
 	if (ret)
 		goto out;
 	printf("session %s: snapshot of %llu records (%llu bytes) from %u cpus written to %s (nothing consumed)\n",
@@ -157,7 +157,7 @@ int cmd_snapshot(int argc, char **argv)
 		printf("\n");
 	}
 out:
-	ketw_cpu_bufs_free(cpus, nr);
+	cli_cpu_bufs_free(cpus, nr);
 	free(buf);
 	free(before);
 	free(after);

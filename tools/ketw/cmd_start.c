@@ -9,65 +9,65 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-void ketw_start_init(struct ketw_start *s, const char *cmd)
+void cli_start_init(struct cli_start *s, const char *cmd)
 {
-	*s = (struct ketw_start){ .cmd = cmd, .name = KETW_DEFAULT_SESSION };
-	ketw_enables_init(&s->en, cmd, false);
+	*s = (struct cli_start){ .cmd = cmd, .name = CLI_DEFAULT_SESSION };
+	cli_enables_init(&s->en, cmd, false);
 }
 
-void ketw_start_free(struct ketw_start *s)
+void cli_start_free(struct cli_start *s)
 {
-	ketw_enables_free(&s->en);
+	cli_enables_free(&s->en);
 }
 
-int ketw_start_option(struct ketw_start *s, int c, const char *arg)
+int cli_start_option(struct cli_start *s, int c, const char *arg)
 {
 	const char *cmd = s->cmd;
 
 	switch (c) {
 	case 'p':
-		return ketw_enables_add(&s->en, arg);
+		return cli_enables_add(&s->en, arg);
 	case 'x':
-		return ketw_enables_add_x(&s->en, arg);
-	case KETW_OPT_NO_RUNDOWN:
+		return cli_enables_add_x(&s->en, arg);
+	case CLI_OPT_NO_RUNDOWN:
 		s->flags |= KETW_SESSION_NO_RUNDOWN;
 		return 0;
 	case 's':
 		s->name = arg;
-		return ketw_check_session_name(cmd, arg);
+		return cli_check_session_name(cmd, arg);
 	case 'b':
-		return ketw_opt_u64(cmd, c, arg, "a number of KiB",
-				    KETW_BUFFER_KB_MIN, KETW_BUFFER_KB_MAX,
-				    &s->buffer_kb);
+		return cli_opt_u64(cmd, c, arg, "a number of KiB",
+				   KETW_BUFFER_KB_MIN, KETW_BUFFER_KB_MAX,
+				   &s->buffer_kb);
 	case 'l':
 		if (ketw_parse_level(arg, &s->level))
-			return ketw_usage_error(cmd,
+			return cli_usage_error(cmd,
 				"-l: '%s' is not a level (critical, error, warning, info, verbose, all, or 0..5)",
 				arg);
 		return 0;
 	case 'k':
-		return ketw_opt_u64(cmd, c, arg, "a keyword mask", 0,
-				    UINT64_MAX, &s->any);
+		return cli_opt_u64(cmd, c, arg, "a keyword mask", 0,
+				   UINT64_MAX, &s->any);
 	case 'K':
-		return ketw_opt_u64(cmd, c, arg, "a keyword mask", 0,
-				    UINT64_MAX, &s->all);
+		return cli_opt_u64(cmd, c, arg, "a keyword mask", 0,
+				   UINT64_MAX, &s->all);
 	case 'm':
-		return ketw_opt_u64(cmd, c, arg, "a number of bytes", 1,
-				    KETW_MAX_DATA_SIZE, &s->max_data);
+		return cli_opt_u64(cmd, c, arg, "a number of bytes", 1,
+				   KETW_MAX_DATA_SIZE, &s->max_data);
 	case 'P':
 		if (ketw_parse_policy(arg, &s->policy))
-			return ketw_usage_error(cmd,
+			return cli_usage_error(cmd,
 				"-P: '%s' is not a policy (loop, until-full, flush)",
 				arg);
 		return 0;
 	case 'w':
-		return ketw_opt_u64(cmd, c, arg, "a percentage", 1, 100,
-				    &s->watermark);
+		return cli_opt_u64(cmd, c, arg, "a percentage", 1, 100,
+				   &s->watermark);
 	case 'C':
 		if (ketw_parse_clock(arg, &s->clock))
-			return ketw_usage_error(cmd,
+			return cli_usage_error(cmd,
 				"-C: '%s' is not a clock (mono, boot, local)",
 				arg);
 		return 0;
@@ -76,15 +76,15 @@ int ketw_start_option(struct ketw_start *s, int c, const char *arg)
 	}
 }
 
-int ketw_start_check(struct ketw_start *s)
+int cli_start_check(struct cli_start *s)
 {
 	if (s->en.nr_x && !s->en.nr)
-		return ketw_usage_error(s->cmd,
-					"-x needs its provider enabled with -p");
+		return cli_usage_error(s->cmd,
+				       "-x needs its provider enabled with -p");
 	return 0;
 }
 
-int ketw_start_session(struct ketw_start *s, int fd)
+int cli_start_session(struct cli_start *s, int fd)
 {
 	struct ketw_session_attr *attr = &s->attr;
 	const char *name = s->name;
@@ -102,86 +102,86 @@ int ketw_start_session(struct ketw_start *s, int fd)
 	attr->watermark = s->watermark;
 
 	if (s->en.nr) {
-		ret = ketw_enables_resolve(&s->en, fd, name, s->level, s->any,
-					   s->all);
+		ret = cli_enables_resolve(&s->en, fd, name, s->level, s->any,
+					  s->all);
 		if (ret)
 			return ret;
 	}
 	err = ketw_session_create(fd, attr);
 	if (err) {
 		if (err == -EINVAL)
-			return ketw_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer)",
-					  name, (unsigned long long)s->buffer_kb,
-					  (unsigned long long)s->max_data);
+			return cli_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer)",
+					 name, (unsigned long long)s->buffer_kb,
+					 (unsigned long long)s->max_data);
 		if (err == -ENOMEM || err == -ENOBUFS)
-			return ketw_memory_error(name, s->buffer_kb, err);
-		return ketw_session_error("create", name, err);
+			return cli_memory_error(name, s->buffer_kb, err);
+		return cli_session_error("create", name, err);
 	}
-	ret = ketw_enables_apply(&s->en, fd, name);
+	ret = cli_enables_apply(&s->en, fd, name);
 	if (ret) {
 		ketw_session_destroy(fd, name);
 		return ret;
 	}
 	err = ketw_session_start(fd, name);
 	if (err) {
-		ret = ketw_session_error("start", name, err);
+		ret = cli_session_error("start", name, err);
 		/* Leave nothing half made behind. */
 		ketw_session_destroy(fd, name);
 		return ret;
 	}
 	printf("session %s: running (policy %s, %u KiB x %u cpus, clock %s, max data %u, ",
-	       attr->name, ketw_or(ketw_policy_name(attr->policy), "?"),
+	       attr->name, cli_or(ketw_policy_name(attr->policy), "?"),
 	       attr->buffer_kb, attr->nr_cpus,
-	       ketw_or(ketw_clock_name(attr->clock), "?"),
+	       cli_or(ketw_clock_name(attr->clock), "?"),
 	       attr->max_data_size);
 	if (!s->en.nr)
 		printf("level %s, match_any 0x%llx, match_all 0x%llx, ",
 		       attr->level ?
-		       ketw_or(ketw_level_name(attr->level), "?") : "all",
+		       cli_or(ketw_level_name(attr->level), "?") : "all",
 		       (unsigned long long)attr->match_any,
 		       (unsigned long long)attr->match_all);
 	printf("watermark %u%%%s)%s\n", attr->watermark,
 	       attr->flags & KETW_SESSION_NO_RUNDOWN ? ", no rundown" : "",
 	       s->en.nr ? ", taking only these providers:" : "");
-	ketw_enables_print(&s->en, fd, name);
-	return KETW_EXIT_OK;
+	cli_enables_print(&s->en, fd, name);
+	return CLI_EXIT_OK;
 }
 
 int cmd_start(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		KETW_START_LONGOPTS,
+		CLI_START_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct ketw_start s;
-	int c, fd, r, ret = KETW_EXIT_OK;
+	static struct cli_start s;
+	int c, fd, r, ret = CLI_EXIT_OK;
 
-	ketw_start_init(&s, argv[0]);
-	while ((c = ketw_getopt_long(argc, argv, KETW_START_OPTSTRING,
-				     longopts, &ret)) != -1) {
-		r = ketw_start_option(&s, c, optarg);
-		if (r < 0)	/* '?': ketw_getopt_long() set ret */
+	cli_start_init(&s, argv[0]);
+	while ((c = cli_getopt_long(argc, argv, CLI_START_OPTSTRING,
+				    longopts, &ret)) != -1) {
+		r = cli_start_option(&s, c, optarg);
+		if (r < 0)	/* '?': cli_getopt_long() set ret */
 			goto out;
 		ret = r;
 		if (ret)
 			goto out;
 	}
 	if (optind < argc) {
-		ret = ketw_usage_error(argv[0], "unexpected argument '%s'",
-				       argv[optind]);
+		ret = cli_usage_error(argv[0], "unexpected argument '%s'",
+				      argv[optind]);
 		goto out;
 	}
-	ret = ketw_start_check(&s);
+	ret = cli_start_check(&s);
 	if (ret)
 		goto out;
-	fd = ketw_open_device(0);
+	fd = cli_open_device(0);
 	if (fd < 0) {
-		ret = KETW_EXIT_ERROR;
+		ret = CLI_EXIT_ERROR;
 		goto out;
 	}
-	ret = ketw_start_session(&s, fd);
+	ret = cli_start_session(&s, fd);
 	close(fd);
 out:
-	ketw_start_free(&s);
+	cli_start_free(&s);
 	return ret;
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 /* "-110 ETIMEDOUT", "0" */
 static const char *status_errno(int err, char *buf, size_t len)
@@ -35,7 +35,7 @@ static void status_text(const struct ketw_session_status *ss,
 	char e[48];
 
 	printf("session:  %s (%s%s)\n", ss->name,
-	       ketw_or(ketw_state_name(ss->state), "?"),
+	       cli_or(ketw_state_name(ss->state), "?"),
 	       ss->auto_stopped ? ", stopped by the full policy" : "");
 	printf("full:     %s\n",
 	       ss->full_status == KETW_FULL_FULL ? "yes" : "no");
@@ -52,9 +52,9 @@ static void status_text(const struct ketw_session_status *ss,
 	printf("totals:   %llu written, %llu lost, %llu overwritten (%u cpus)\n",
 	       (unsigned long long)ss->written, (unsigned long long)ss->lost,
 	       (unsigned long long)ss->overwritten, ss->nr_cpus);
-	ketw_memory_print(memory);
+	cli_memory_print(memory);
 	printf("\n");
-	ketw_print_cpu_stats(st, valid, ss->nr_cpus);
+	cli_print_cpu_stats(st, valid, ss->nr_cpus);
 }
 
 static void status_json(const struct ketw_session_status *ss,
@@ -62,75 +62,96 @@ static void status_json(const struct ketw_session_status *ss,
 			uint64_t memory)
 {
 	const char *ename = ketw_errno_name(ss->flush_error);
-	const char *sep = "";
+	struct cli_json j;
 	unsigned int cpu;
 
-	/* Session names are [A-Za-z0-9_.-]: nothing to escape. */
-	printf("{\n");
-	printf("  \"session\": \"%s\",\n", ss->name);
-	printf("  \"state\": \"%s\",\n", ketw_or(ketw_state_name(ss->state),
-						 "unknown"));
-	printf("  \"full\": %s,\n",
-	       ss->full_status == KETW_FULL_FULL ? "true" : "false");
-	printf("  \"overrun\": %s,\n",
-	       ss->overrun_status == KETW_OVERRUN_OVERRUN ? "true" : "false");
-	printf("  \"flushing\": %s,\n",
-	       ss->flush_status == KETW_FLUSH_FLUSHING ? "true" : "false");
-	printf("  \"flush_error\": %d,\n", ss->flush_error);
-	if (ss->flush_error && ename)
-		printf("  \"flush_error_name\": \"%s\",\n", ename);
-	else
-		printf("  \"flush_error_name\": null,\n");
-	printf("  \"auto_stopped\": %s,\n", ss->auto_stopped ? "true" : "false");
-	printf("  \"nr_cpus\": %u,\n", ss->nr_cpus);
-	printf("  \"written\": %llu,\n", (unsigned long long)ss->written);
-	printf("  \"lost\": %llu,\n", (unsigned long long)ss->lost);
-	printf("  \"overwritten\": %llu,\n",
-	       (unsigned long long)ss->overwritten);
-	printf("  \"memory\": %llu,\n", (unsigned long long)memory);
-	printf("  \"cpus\": [");
+	cli_json_init(&j, stdout, true);
+	cli_json_object(&j, true);
+	cli_json_key(&j, "session");
+	cli_json_string(&j, ss->name, sizeof(ss->name));
+	cli_json_key(&j, "state");
+	cli_json_string_or_null(&j, cli_or(ketw_state_name(ss->state),
+					   "unknown"));
+	cli_json_key(&j, "full");
+	cli_json_bool(&j, ss->full_status == KETW_FULL_FULL);
+	cli_json_key(&j, "overrun");
+	cli_json_bool(&j, ss->overrun_status == KETW_OVERRUN_OVERRUN);
+	cli_json_key(&j, "flushing");
+	cli_json_bool(&j, ss->flush_status == KETW_FLUSH_FLUSHING);
+	cli_json_key(&j, "flush_error");
+	cli_json_s64(&j, ss->flush_error);
+	cli_json_key(&j, "flush_error_name");
+	cli_json_string_or_null(&j, ss->flush_error ? ename : NULL);
+	cli_json_key(&j, "auto_stopped");
+	cli_json_bool(&j, ss->auto_stopped);
+	cli_json_key(&j, "nr_cpus");
+	cli_json_u64(&j, ss->nr_cpus);
+	cli_json_key(&j, "written");
+	cli_json_u64(&j, ss->written);
+	cli_json_key(&j, "lost");
+	cli_json_u64(&j, ss->lost);
+	cli_json_key(&j, "overwritten");
+	cli_json_u64(&j, ss->overwritten);
+	cli_json_key(&j, "memory");
+	cli_json_u64(&j, memory);
+	cli_json_key(&j, "cpus");
+	cli_json_array(&j, true);
 	for (cpu = 0; cpu < ss->nr_cpus; cpu++) {
 		const struct ketw_cpu_stats *s = &st[cpu];
 
 		if (!valid[cpu])
 			continue;
-		printf("%s\n    {\"cpu\": %u, \"written\": %llu, \"lost_full\": %llu, \"overwritten\": %llu, \"lost_busy\": %llu, \"lost_nested\": %llu, \"truncated\": %llu, \"read\": %llu, \"sequence\": %llu, \"produced\": %llu, \"consumed\": %llu, \"pending\": %u}",
-		       sep, cpu, (unsigned long long)s->written,
-		       (unsigned long long)s->lost_full,
-		       (unsigned long long)s->overwritten,
-		       (unsigned long long)s->lost_busy,
-		       (unsigned long long)s->lost_nested,
-		       (unsigned long long)s->truncated,
-		       (unsigned long long)s->read,
-		       (unsigned long long)s->sequence,
-		       (unsigned long long)s->produced,
-		       (unsigned long long)s->consumed,
-		       (uint32_t)(s->produced - s->consumed));
-		sep = ",";
+		cli_json_object(&j, false);
+		cli_json_key(&j, "cpu");
+		cli_json_u64(&j, cpu);
+		cli_json_key(&j, "written");
+		cli_json_u64(&j, s->written);
+		cli_json_key(&j, "lost_full");
+		cli_json_u64(&j, s->lost_full);
+		cli_json_key(&j, "overwritten");
+		cli_json_u64(&j, s->overwritten);
+		cli_json_key(&j, "lost_busy");
+		cli_json_u64(&j, s->lost_busy);
+		cli_json_key(&j, "lost_nested");
+		cli_json_u64(&j, s->lost_nested);
+		cli_json_key(&j, "truncated");
+		cli_json_u64(&j, s->truncated);
+		cli_json_key(&j, "read");
+		cli_json_u64(&j, s->read);
+		cli_json_key(&j, "sequence");
+		cli_json_u64(&j, s->sequence);
+		cli_json_key(&j, "produced");
+		cli_json_u64(&j, s->produced);
+		cli_json_key(&j, "consumed");
+		cli_json_u64(&j, s->consumed);
+		cli_json_key(&j, "pending");
+		cli_json_u64(&j, (uint32_t)(s->produced - s->consumed));
+		cli_json_end(&j);
 	}
-	printf("%s]\n}\n", *sep ? "\n  " : "");
+	cli_json_end(&j);
+	cli_json_end(&j);
 }
 
 int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, KETW_OPT_JSON },
+		{ "json", no_argument, NULL, CLI_OPT_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *name = KETW_DEFAULT_SESSION;
+	const char *name = CLI_DEFAULT_SESSION;
 	struct ketw_session_status ss;
 	struct ketw_session_attr attr;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, json = false;
-	int c, fd, err, ret = KETW_EXIT_OK;
+	int c, fd, err, ret = CLI_EXIT_OK;
 
-	while ((c = ketw_getopt_long(argc, argv, "s:", longopts, &ret)) != -1) {
+	while ((c = cli_getopt_long(argc, argv, "s:", longopts, &ret)) != -1) {
 		switch (c) {
 		case 's':
 			name = optarg;
-			ret = ketw_check_session_name(argv[0], name);
+			ret = cli_check_session_name(argv[0], name);
 			break;
-		case KETW_OPT_JSON:
+		case CLI_OPT_JSON:
 			json = true;
 			break;
 		default:
@@ -140,33 +161,25 @@ int cmd_status(int argc, char **argv)
 			return ret;
 	}
 	if (optind < argc)
-		return ketw_usage_error(argv[0], "unexpected argument '%s'",
-					argv[optind]);
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
 
-	fd = ketw_open_device(0);
+	fd = cli_open_device(0);
 	if (fd < 0)
-		return KETW_EXIT_ERROR;
+		return CLI_EXIT_ERROR;
 	err = ketw_session_get_status(fd, name, &ss);
 	if (err) {
-		ret = ketw_session_error("read the status of", name, err);
+		ret = cli_session_error("read the status of", name, err);
 		goto out;
 	}
 	ss.name[KETW_NAME_MAX - 1] = '\0';
 	/* What the buffers take (0 from a kernel that does not say). */
 	if (ketw_session_get_attr(fd, name, &attr))
 		attr.memory = 0;
-	if (!ss.nr_cpus || ss.nr_cpus > KETW_FILE_MAX_CPUS) {
-		ret = ketw_error("session '%s' reports %u cpus", name,
-				 ss.nr_cpus);
+	ret = cli_cpu_stats_alloc(name, ss.nr_cpus, &st, &valid);
+	if (ret)
 		goto out;
-	}
-	st = calloc(ss.nr_cpus, sizeof(*st));
-	valid = calloc(ss.nr_cpus, sizeof(*valid));
-	if (!st || !valid) {
-		ret = ketw_error("out of memory");
-		goto out;
-	}
-	ret = ketw_get_cpu_stats(fd, name, ss.nr_cpus, st, valid);
+	ret = cli_get_cpu_stats(fd, name, ss.nr_cpus, st, valid);
 	if (ret)
 		goto out;
 	if (json)
@@ -174,8 +187,8 @@ int cmd_status(int argc, char **argv)
 	else
 		status_text(&ss, st, valid, attr.memory);
 	if (fflush(stdout))
-		ret = ketw_error("writing the status failed: %s",
-				 strerror(errno));
+		ret = cli_error("writing the status failed: %s",
+				strerror(errno));
 out:
 	free(st);
 	free(valid);

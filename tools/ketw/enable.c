@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-void ketw_enables_init(struct ketw_enables *e, const char *cmd, bool disable)
+void cli_enables_init(struct cli_enables *e, const char *cmd, bool disable)
 {
 	memset(e, 0, sizeof(*e));
 	e->cmd = cmd;
 	e->disable = disable;
 }
 
-void ketw_enables_free(struct ketw_enables *e)
+void cli_enables_free(struct cli_enables *e)
 {
 	unsigned int i;
 
@@ -29,35 +29,35 @@ void ketw_enables_free(struct ketw_enables *e)
 	e->nr_providers = 0;
 }
 
-static bool ketw_ref_equal(const struct ketw_provider_ref *a,
-			   const struct ketw_provider_ref *b)
+static bool cli_ref_equal(const struct ketw_provider_ref *a,
+			  const struct ketw_provider_ref *b)
 {
 	if (a->name[0] || b->name[0])
 		return !strncmp(a->name, b->name, KETW_NAME_MAX);
 	return !memcmp(a->guid, b->guid, KETW_GUID_SIZE);
 }
 
-int ketw_enables_add(struct ketw_enables *e, const char *arg)
+int cli_enables_add(struct cli_enables *e, const char *arg)
 {
-	struct ketw_enable_opt *o;
+	struct cli_enable_opt *o;
 	char err[256];
 	unsigned int i;
 
 	if (e->nr == KETW_MAX_ENABLES)
-		return ketw_usage_error(e->cmd,
+		return cli_usage_error(e->cmd,
 			"-p: too many providers (a session enables at most %d)",
 			KETW_MAX_ENABLES);
 	o = &e->v[e->nr];
 	memset(o, 0, sizeof(*o));
 	if (ketw_parse_enable(arg, &o->spec, err, sizeof(err)))
-		return ketw_usage_error(e->cmd, "-p: %s", err);
+		return cli_usage_error(e->cmd, "-p: %s", err);
 	if (e->disable && (strchr(arg, ':')))
-		return ketw_usage_error(e->cmd,
+		return cli_usage_error(e->cmd,
 			"-p: '%s': disable takes a provider only, without a level or keywords",
 			arg);
 	for (i = 0; i < e->nr; i++)
-		if (ketw_ref_equal(&e->v[i].spec.provider, &o->spec.provider))
-			return ketw_usage_error(e->cmd,
+		if (cli_ref_equal(&e->v[i].spec.provider, &o->spec.provider))
+			return cli_usage_error(e->cmd,
 				"-p: provider '%s' given twice ('%s' and '%s')",
 				ketw_provider_ref_format(&o->spec.provider,
 							 (char[KETW_GUID_STR_LEN]){ 0 }),
@@ -68,8 +68,8 @@ int ketw_enables_add(struct ketw_enables *e, const char *arg)
 }
 
 /* At option time names cannot be looked up yet: any name will do. */
-static int ketw_lookup_any(const struct ketw_provider_ref *p,
-			   const char *name, uint32_t *id, void *ctx)
+static int cli_lookup_any(const struct ketw_provider_ref *p,
+			  const char *name, uint32_t *id, void *ctx)
 {
 	(void)p;
 	(void)name;
@@ -78,28 +78,28 @@ static int ketw_lookup_any(const struct ketw_provider_ref *p,
 	return 0;
 }
 
-int ketw_enables_add_x(struct ketw_enables *e, const char *arg)
+int cli_enables_add_x(struct cli_enables *e, const char *arg)
 {
 	struct ketw_provider_ref ref;
 	struct ketw_event_set set;
 	char err[256];
 
 	if (e->disable)
-		return ketw_usage_error(e->cmd,
-					"-x: disable takes no event ids");
+		return cli_usage_error(e->cmd,
+				       "-x: disable takes no event ids");
 	if (e->nr_x == KETW_MAX_ENABLES * 4)
-		return ketw_usage_error(e->cmd, "-x: too many");
+		return cli_usage_error(e->cmd, "-x: too many");
 	ketw_eventset_empty(&set);
-	if (ketw_parse_filter_out(arg, &ref, &set, ketw_lookup_any, NULL, err,
+	if (ketw_parse_filter_out(arg, &ref, &set, cli_lookup_any, NULL, err,
 				  sizeof(err)))
-		return ketw_usage_error(e->cmd, "-x: %s", err);
+		return cli_usage_error(e->cmd, "-x: %s", err);
 	e->x[e->nr_x++] = arg;
 	return 0;
 }
 
 /* The registered provider @ref names, or NULL. */
 static const struct ketw_provider_info *
-ketw_enables_find(const struct ketw_enables *e,
+ketw_enables_find(const struct cli_enables *e,
 		  const struct ketw_provider_ref *ref)
 {
 	char name[KETW_NAME_MAX + 1];
@@ -117,27 +117,27 @@ ketw_enables_find(const struct ketw_enables *e,
 }
 
 /* Do two references name the same provider, by text or registration? */
-static bool ketw_enables_same(const struct ketw_enables *e,
-			      const struct ketw_provider_ref *a,
-			      const struct ketw_provider_ref *b)
+static bool cli_enables_same(const struct cli_enables *e,
+			     const struct ketw_provider_ref *a,
+			     const struct ketw_provider_ref *b)
 {
 	const struct ketw_provider_info *pa, *pb;
 
-	if (ketw_ref_equal(a, b))
+	if (cli_ref_equal(a, b))
 		return true;
 	pa = ketw_enables_find(e, a);
 	pb = ketw_enables_find(e, b);
 	return pa && pa == pb;
 }
 
-struct ketw_lookup_ctx {
+struct cli_lookup_ctx {
 	int fd;
 };
 
-static int ketw_lookup_event(const struct ketw_provider_ref *p,
-			     const char *name, uint32_t *id, void *ctx)
+static int cli_lookup_event(const struct ketw_provider_ref *p,
+			    const char *name, uint32_t *id, void *ctx)
 {
-	struct ketw_lookup_ctx *lc = ctx;
+	struct cli_lookup_ctx *lc = ctx;
 	struct ketw_event_info *ev;
 	unsigned int i, nr;
 	int err;
@@ -157,10 +157,10 @@ static int ketw_lookup_event(const struct ketw_provider_ref *p,
 	return err;
 }
 
-int ketw_enables_resolve(struct ketw_enables *e, int fd, const char *session,
-			 unsigned int level, uint64_t any, uint64_t all)
+int cli_enables_resolve(struct cli_enables *e, int fd, const char *session,
+			unsigned int level, uint64_t any, uint64_t all)
 {
-	struct ketw_lookup_ctx lc = { .fd = fd };
+	struct cli_lookup_ctx lc = { .fd = fd };
 	struct ketw_provider_ref ref;
 	struct ketw_event_set set;
 	char err[256], a[KETW_GUID_STR_LEN];
@@ -169,13 +169,13 @@ int ketw_enables_resolve(struct ketw_enables *e, int fd, const char *session,
 
 	r = ketw_providers_get(fd, &e->providers, &e->nr_providers);
 	if (r == -ENOTTY)
-		return ketw_error("this ketw module has no providers (KETW_IOC_PROVIDERS: %s); is it older than this tool?",
-				  strerror(-r));
+		return cli_error("this ketw module has no providers (KETW_IOC_PROVIDERS: %s); is it older than this tool?",
+				 strerror(-r));
 	if (r)
-		return ketw_error("cannot list the providers: %s",
-				  strerror(-r));
+		return cli_error("cannot list the providers: %s",
+				 strerror(-r));
 	for (i = 0; i < e->nr; i++) {
-		struct ketw_enable_opt *o = &e->v[i];
+		struct cli_enable_opt *o = &e->v[i];
 		const struct ketw_provider_info *pi;
 
 		pi = ketw_enables_find(e, &o->spec.provider);
@@ -184,7 +184,7 @@ int ketw_enables_resolve(struct ketw_enables *e, int fd, const char *session,
 			o->info = *pi;
 		for (k = 0; k < i; k++)
 			if (pi && ketw_enables_find(e, &e->v[k].spec.provider) == pi)
-				return ketw_usage_error(e->cmd,
+				return cli_usage_error(e->cmd,
 					"-p: '%s' and '%s' name the same provider (%.*s %s)",
 					e->v[k].arg, o->arg, KETW_NAME_MAX,
 					pi->name,
@@ -199,21 +199,21 @@ int ketw_enables_resolve(struct ketw_enables *e, int fd, const char *session,
 			r = ketw_provider_events_get(fd, &o->spec.provider,
 						     &o->events, &o->nr_events);
 			if (r && r != -ENOENT)
-				return ketw_error("cannot list the events of provider '%s': %s",
-						  o->arg, strerror(-r));
+				return cli_error("cannot list the events of provider '%s': %s",
+						 o->arg, strerror(-r));
 		}
 	}
 	for (i = 0; i < e->nr_x; i++) {
 		ketw_eventset_empty(&set);
 		if (ketw_parse_filter_out(e->x[i], &ref, &set,
-					  ketw_lookup_event, &lc, err,
+					  cli_lookup_event, &lc, err,
 					  sizeof(err)))
-			return ketw_usage_error(e->cmd, "-x: %s", err);
+			return cli_usage_error(e->cmd, "-x: %s", err);
 		for (k = 0; k < e->nr; k++)
-			if (ketw_enables_same(e, &e->v[k].spec.provider, &ref))
+			if (cli_enables_same(e, &e->v[k].spec.provider, &ref))
 				break;
 		if (k == e->nr)
-			return ketw_usage_error(e->cmd,
+			return cli_usage_error(e->cmd,
 				"-x: provider '%s' is not enabled with -p (its filter comes with it: add -p %s)",
 				ketw_provider_ref_format(&ref, a), a);
 		for (w = 0; w < KETW_EVENT_SET_BITS / 64; w++)
@@ -229,9 +229,9 @@ int ketw_enables_resolve(struct ketw_enables *e, int fd, const char *session,
 }
 
 /* An error of ENABLE for provider @o of session @session. */
-static int ketw_enable_error(struct ketw_enables *e, int fd,
-			     const char *session,
-			     const struct ketw_enable_opt *o, int err)
+static int cli_enable_error(struct cli_enables *e, int fd,
+			    const char *session,
+			    const struct cli_enable_opt *o, int err)
 {
 	struct ketw_session_attr attr;
 	char p[KETW_GUID_STR_LEN];
@@ -241,30 +241,30 @@ static int ketw_enable_error(struct ketw_enables *e, int fd,
 	case ENOENT:
 		if (e->disable &&
 		    !ketw_session_get_attr(fd, session, &attr))
-			return ketw_error("session '%s' does not enable provider '%s' (nothing to disable)",
-					  session, p);
-		return ketw_session_error(e->disable ? "disable a provider in" :
-					  "enable a provider in", session, err);
+			return cli_error("session '%s' does not enable provider '%s' (nothing to disable)",
+					 session, p);
+		return cli_session_error(e->disable ? "disable a provider in" :
+					 "enable a provider in", session, err);
 	case ENOSPC:
-		return ketw_error("cannot enable provider '%s' in session '%s': it enables %d providers already, the most it can",
-				  p, session, KETW_MAX_ENABLES);
+		return cli_error("cannot enable provider '%s' in session '%s': it enables %d providers already, the most it can",
+				 p, session, KETW_MAX_ENABLES);
 	case ENOTTY:
-		return ketw_error("cannot %s provider '%s': this ketw module has no providers (is it older than this tool?)",
-				  e->disable ? "disable" : "enable", p);
+		return cli_error("cannot %s provider '%s': this ketw module has no providers (is it older than this tool?)",
+				 e->disable ? "disable" : "enable", p);
 	default:
-		return ketw_error("cannot %s provider '%s' in session '%s': %s",
-				  e->disable ? "disable" : "enable", p,
-				  session, strerror(-err));
+		return cli_error("cannot %s provider '%s' in session '%s': %s",
+				 e->disable ? "disable" : "enable", p,
+				 session, strerror(-err));
 	}
 }
 
-int ketw_enables_apply(struct ketw_enables *e, int fd, const char *session)
+int cli_enables_apply(struct cli_enables *e, int fd, const char *session)
 {
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < e->nr; i++) {
-		const struct ketw_enable_opt *o = &e->v[i];
+		const struct cli_enable_opt *o = &e->v[i];
 
 		if (e->disable) {
 			err = ketw_session_disable(fd, session,
@@ -290,12 +290,12 @@ int ketw_enables_apply(struct ketw_enables *e, int fd, const char *session)
 						  &o->spec.provider,
 						  &o->spec.filter);
 		if (err)
-			return ketw_enable_error(e, fd, session, o, err);
+			return cli_enable_error(e, fd, session, o, err);
 	}
 	return 0;
 }
 
-char *ketw_filter_text(const struct ketw_filter *f, char *buf, size_t len)
+char *cli_filter_text(const struct ketw_filter *f, char *buf, size_t len)
 {
 	char ids[256];
 	int n;
@@ -305,7 +305,7 @@ char *ketw_filter_text(const struct ketw_filter *f, char *buf, size_t len)
 		return buf;
 	}
 	n = snprintf(buf, len, "level %s, match_any 0x%llx, match_all 0x%llx",
-		     f->level ? ketw_or(ketw_level_name(f->level), "?") : "all",
+		     f->level ? cli_or(ketw_level_name(f->level), "?") : "all",
 		     (unsigned long long)f->match_any,
 		     (unsigned long long)f->match_all);
 	if (n < 0 || (size_t)n >= len ||
@@ -318,8 +318,8 @@ char *ketw_filter_text(const struct ketw_filter *f, char *buf, size_t len)
 	return buf;
 }
 
-void ketw_print_events_taken(const struct ketw_filter *f,
-			     const struct ketw_event_info *ev, unsigned int nr)
+void cli_print_events_taken(const struct ketw_filter *f,
+			    const struct ketw_event_info *ev, unsigned int nr)
 {
 	unsigned int i, k;
 	bool any;
@@ -346,15 +346,15 @@ void ketw_print_events_taken(const struct ketw_filter *f,
 	printf("\n");
 }
 
-void ketw_enables_print(const struct ketw_enables *e, int fd,
-			const char *session)
+void cli_enables_print(const struct cli_enables *e, int fd,
+		       const char *session)
 {
 	struct ketw_filter f;
 	char p[KETW_GUID_STR_LEN], text[512];
 	unsigned int i;
 
 	for (i = 0; i < e->nr; i++) {
-		const struct ketw_enable_opt *o = &e->v[i];
+		const struct cli_enable_opt *o = &e->v[i];
 
 		ketw_provider_ref_format(&o->spec.provider, p);
 		if (e->disable) {
@@ -368,8 +368,8 @@ void ketw_enables_print(const struct ketw_enables *e, int fd,
 			f.enabled = 1;
 		}
 		printf("  provider %s: %s%s\n", p,
-		       ketw_filter_text(&f, text, sizeof(text)),
+		       cli_filter_text(&f, text, sizeof(text)),
 		       o->registered ? "" : " (not registered now)");
-		ketw_print_events_taken(&f, o->events, o->nr_events);
+		cli_print_events_taken(&f, o->events, o->nr_events);
 	}
 }

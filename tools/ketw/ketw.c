@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 
-const struct ketw_cmd ketw_cmds[] = {
+const struct cli_cmd cli_cmds[] = {
 	{ "list",    cmd_list,    "list the providers and their events" },
 	{ "start",   cmd_start,   "create a session and start tracing" },
 	{ "record",  cmd_record,  "start a session, save its records to a trace file until stopped, remove it" },
@@ -28,11 +28,11 @@ const struct ketw_cmd ketw_cmds[] = {
 	{ NULL, NULL, NULL },
 };
 
-const struct ketw_cmd *ketw_cmd_find(const char *name)
+const struct cli_cmd *cli_cmd_find(const char *name)
 {
-	const struct ketw_cmd *c;
+	const struct cli_cmd *c;
 
-	for (c = ketw_cmds; c->name; c++)
+	for (c = cli_cmds; c->name; c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
@@ -40,21 +40,21 @@ const struct ketw_cmd *ketw_cmd_find(const char *name)
 
 int main(int argc, char **argv)
 {
-	const struct ketw_cmd *c;
+	const struct cli_cmd *c;
 
 	if (argc < 2)
-		return ketw_usage_error(NULL, "no command given");
+		return cli_usage_error(NULL, "no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		ketw_usage_print(NULL);
-		return KETW_EXIT_OK;
+		cli_usage_print(NULL);
+		return CLI_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("ketw (trace file format %u.%u)\n",
 		       KETW_FILE_VERSION_MAJOR, KETW_FILE_VERSION_MINOR);
-		return KETW_EXIT_OK;
+		return CLI_EXIT_OK;
 	}
-	c = ketw_cmd_find(argv[1]);
+	c = cli_cmd_find(argv[1]);
 	if (!c)
-		return ketw_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 	return c->run(argc - 1, argv + 1);
 }

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 #define MIB(b)	((double)(b) / (1024.0 * 1024.0))
 
@@ -20,7 +20,7 @@ static const char *size_str(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-int ketw_memory_error(const char *name, uint32_t buffer_kb, int err)
+int cli_memory_error(const char *name, uint32_t buffer_kb, int err)
 {
 	char a[32], b[32], c[32];
 	struct ketw_memory m;
@@ -29,17 +29,17 @@ int ketw_memory_error(const char *name, uint32_t buffer_kb, int err)
 	ketw_memory_get(&m);
 	need = ketw_memory_need(buffer_kb, m.nr_cpus);
 	if (err == -ENOBUFS)
-		return ketw_error("cannot create session '%s': its buffers need %s, over ketw's cap: %s of %s in use by other sessions (remove one with 'ketw reset -s NAME', use a smaller -b, or raise /sys/module/ketw/parameters/max_buffer_kb)",
-				  name, size_str(need, a, sizeof(a)),
-				  size_str(m.used, b, sizeof(b)),
-				  size_str(m.cap, c, sizeof(c)));
-	return ketw_error("cannot create session '%s': its buffers need %s (%u cpus), %s available (MemAvailable less a margin of %s the kernel keeps free); use a smaller -b",
-			  name, size_str(need, a, sizeof(a)), m.nr_cpus,
-			  size_str(m.available, b, sizeof(b)),
-			  size_str(m.margin, c, sizeof(c)));
+		return cli_error("cannot create session '%s': its buffers need %s, over ketw's cap: %s of %s in use by other sessions (remove one with 'ketw reset -s NAME', use a smaller -b, or raise /sys/module/ketw/parameters/max_buffer_kb)",
+				 name, size_str(need, a, sizeof(a)),
+				 size_str(m.used, b, sizeof(b)),
+				 size_str(m.cap, c, sizeof(c)));
+	return cli_error("cannot create session '%s': its buffers need %s (%u cpus), %s available (MemAvailable less a margin of %s the kernel keeps free); use a smaller -b",
+			 name, size_str(need, a, sizeof(a)), m.nr_cpus,
+			 size_str(m.available, b, sizeof(b)),
+			 size_str(m.margin, c, sizeof(c)));
 }
 
-void ketw_memory_print(uint64_t session_bytes)
+void cli_memory_print(uint64_t session_bytes)
 {
 	char a[32], b[32], c[32];
 	struct ketw_memory m;

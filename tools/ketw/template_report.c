@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 #include "template.h"
 #include "template_report.h"
 
@@ -16,7 +16,7 @@ static unsigned int tr_nsets;
 static bool tr_swapped;
 static struct ketw_template_buf tr_buf;
 
-void ketw_template_report_free(void)
+void cli_template_report_free(void)
 {
 	unsigned int i;
 
@@ -28,7 +28,7 @@ void ketw_template_report_free(void)
 	ketw_template_buf_free(&tr_buf);
 }
 
-int ketw_template_report_load(const char *path)
+int cli_template_report_load(const char *path)
 {
 	static bool registered;
 	struct ketw_templates *t, **v;
@@ -37,22 +37,22 @@ int ketw_template_report_load(const char *path)
 
 	ret = ketw_templates_load(path, &t, err, sizeof(err));
 	if (ret)
-		return ketw_error("%s", err);
+		return cli_error("%s", err);
 	v = realloc(tr_sets, (tr_nsets + 1) * sizeof(*v));
 	if (!v) {
 		ketw_templates_free(t);
-		return ketw_error("%s: out of memory", path);
+		return cli_error("%s: out of memory", path);
 	}
 	tr_sets = v;
 	tr_sets[tr_nsets++] = t;
 	if (!registered) {
-		atexit(ketw_template_report_free);
+		atexit(cli_template_report_free);
 		registered = true;
 	}
 	return 0;
 }
 
-void ketw_template_report_bind(struct ketw_input *in)
+void cli_template_report_bind(struct ketw_input *in)
 {
 	struct ketw_templates *t;
 	unsigned int i, k;
@@ -71,7 +71,7 @@ void ketw_template_report_bind(struct ketw_input *in)
 	}
 }
 
-int ketw_template_report_record(const struct ketw_record *rec, FILE *out)
+int cli_template_report_record(const struct ketw_record *rec, FILE *out)
 {
 	unsigned int i;
 	int ret;

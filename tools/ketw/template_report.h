@@ -15,9 +15,9 @@
 
 /*
  * Load a template file. On an error prints "ketw: FILE:LINE:COL: message"
- * and returns KETW_EXIT_ERROR; 0 on success.
+ * and returns CLI_EXIT_ERROR; 0 on success.
  */
-int ketw_template_report_load(const char *path);
+int cli_template_report_load(const char *path);
 
 /*
  * Bind the providers the templates name by name to the GUIDs of the
@@ -25,7 +25,7 @@ int ketw_template_report_load(const char *path);
  * a note on stderr names each provider left without a GUID. Rewinds @in.
  * Does nothing if no template was loaded.
  */
-void ketw_template_report_bind(struct ketw_input *in);
+void cli_template_report_bind(struct ketw_input *in);
 
 /*
  * Print @rec's payload decoded by its template, on lines indented like a
@@ -33,9 +33,9 @@ void ketw_template_report_bind(struct ketw_input *in);
  * printed, 0 if no template decodes @rec (the caller prints it its own
  * way: the registry's descriptor, or hex), -EIO if writing failed.
  */
-int ketw_template_report_record(const struct ketw_record *rec, FILE *out);
+int cli_template_report_record(const struct ketw_record *rec, FILE *out);
 
 /* Free what was loaded (also done at exit). */
-void ketw_template_report_free(void);
+void cli_template_report_free(void);
 
 #endif /* _KETW_TEMPLATE_REPORT_H */

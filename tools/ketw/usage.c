@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ketw.h"
+#include "cli.h"
 
 static const struct {
 	const char *cmd;
@@ -309,7 +309,7 @@ static const struct {
 "Describe ketw, or COMMAND.\n" },
 };
 
-const char *ketw_usage_text(const char *cmd)
+const char *cli_usage_text(const char *cmd)
 {
 	size_t i;
 
@@ -322,12 +322,12 @@ const char *ketw_usage_text(const char *cmd)
 	return NULL;
 }
 
-void ketw_usage_print(const char *cmd)
+void cli_usage_print(const char *cmd)
 {
 	static const char mark[] = "@COMMANDS@";
-	const char *text = ketw_usage_text(cmd);
+	const char *text = cli_usage_text(cmd);
 	const char *at = strstr(text, mark);
-	const struct ketw_cmd *c;
+	const struct cli_cmd *c;
 
 	if (!at) {
 		fputs(text, stdout);
@@ -335,7 +335,7 @@ void ketw_usage_print(const char *cmd)
 	}
 	/* The general usage lists the command table where the mark is. */
 	fwrite(text, 1, at - text, stdout);
-	for (c = ketw_cmds; c->name; c++)
+	for (c = cli_cmds; c->name; c++)
 		printf("  %-9s %s\n", c->name, c->summary);
 	fputs(at + strlen(mark), stdout);
 }
@@ -343,14 +343,14 @@ void ketw_usage_print(const char *cmd)
 int cmd_help(int argc, char **argv)
 {
 	if (argc > 2)
-		return ketw_usage_error("help", "too many arguments");
+		return cli_usage_error("help", "too many arguments");
 	if (argc == 2 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
-		if (!ketw_usage_text(argv[1]))
-			return ketw_usage_error(NULL, "unknown command '%s'",
-						argv[1]);
-		ketw_usage_print(argv[1]);
-		return KETW_EXIT_OK;
+		if (!cli_usage_text(argv[1]))
+			return cli_usage_error(NULL, "unknown command '%s'",
+					       argv[1]);
+		cli_usage_print(argv[1]);
+		return CLI_EXIT_OK;
 	}
-	ketw_usage_print(argc == 2 ? "help" : NULL);
-	return KETW_EXIT_OK;
+	cli_usage_print(argc == 2 ? "help" : NULL);
+	return CLI_EXIT_OK;
 }

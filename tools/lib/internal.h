@@ -7,6 +7,11 @@
 
 #include "libketw.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* session.c: ioctl(), again after EINTR; 0 or -errno. */
+int ketw_ioctl(int fd, unsigned long cmd, void *arg);
+
 /* Appends to a buffer with snprintf semantics: n is the length it would take. */
 struct ketw_fmt {
 	char *buf;

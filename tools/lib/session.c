@@ -8,7 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "libketw.h"
+#include "internal.h"
 
 int ketw_device_open(const char *path, int flags)
 {
@@ -49,7 +49,7 @@ void ketw_session_attr_init(struct ketw_session_attr *attr, const char *name)
 	ketw_name_copy(attr->name, name);
 }
 
-static int ketw_ioctl(int fd, unsigned long cmd, void *arg)
+int ketw_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	int ret;
 

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw: the option loop of the subcommands and the checks of option values.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_getopt(int argc, char **argv, const char *optstring,
+	       int *exit_code)
+{
+	return cli_getopt_long(argc, argv, optstring, NULL, exit_code);
+}
+
+int cli_getopt_long(int argc, char **argv, const char *optstring,
+		    const struct option *extra, int *exit_code)
+{
+	struct option longopts[16] = {
+		{ "help", no_argument, NULL, 'h' },
+	};
+	unsigned int n = 1;
+	char opts[64];
+	int c;
+
+	for (; extra && extra[n - 1].name && n < 15; n++)
+		longopts[n] = extra[n - 1];
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+	/* ':' first: tell a missing argument from an unknown option. */
+	snprintf(opts, sizeof(opts), ":%sh", optstring);
+	opterr = 0;
+	c = getopt_long(argc, argv, opts, longopts, NULL);
+	switch (c) {
+	case 'h':
+		cli_usage_print(argv[0]);
+		*exit_code = CLI_EXIT_OK;
+		return '?';
+	case ':':
+		*exit_code = cli_usage_error(argv[0],
+					     "option -%c needs an argument",
+					     optopt);
+		return '?';
+	case '?':
+		if (optopt && optopt < 0x100)
+			*exit_code = cli_usage_error(argv[0],
+						     "unknown option -%c",
+						     optopt);
+		else
+			*exit_code = cli_usage_error(argv[0],
+						     "unknown option %s",
+						     argv[optind - 1]);
+		return '?';
+	default:
+		return c;
+	}
+}
+
+int cli_check_session_name(const char *cmd, const char *name)
+{
+	if (ketw_session_name_valid(name))
+		return 0;
+	return cli_usage_error(cmd,
+		"-s: '%s' is not a session name (1 to %d characters of A-Z a-z 0-9 _ . -)",
+		name, KETW_NAME_MAX - 1);
+}
+
+int cli_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
+		uint64_t min, uint64_t max, uint64_t *out)
+{
+	int err = ketw_parse_u64(arg, UINT64_MAX, out);
+
+	if (err == -EINVAL)
+		return cli_usage_error(cmd, "-%c: '%s' is not %s", opt, arg,
+				       what);
+	if (err || *out < min || *out > max)
+		return cli_usage_error(cmd,
+			"-%c: %s is out of range (%llu to %llu)", opt, arg,
+			(unsigned long long)min, (unsigned long long)max);
+	return 0;
+}
+
+int cli_session_only(int argc, char **argv, const char **name, int *fd)
+{
+	int c, ret = CLI_EXIT_OK;
+
+	*name = CLI_DEFAULT_SESSION;
+	*fd = -1;
+	while ((c = cli_getopt(argc, argv, "s:", &ret)) != -1) {
+		if (c != 's')
+			return ret;
+		*name = optarg;
+		ret = cli_check_session_name(argv[0], *name);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
+	*fd = cli_open_device(0);
+	return *fd < 0 ? CLI_EXIT_ERROR : 0;
+}

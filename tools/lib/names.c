@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libketw: the names of ketw's numbers (event types, levels, system
+ * events, field types, policies, clocks, states, errnos) both ways, and
+ * strict parsing of numbers.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+static const char *const ketw_type_names[] = {
+	[KETW_TYPE_INFO]	= "INFO",
+	[KETW_TYPE_START]	= "START",
+	[KETW_TYPE_END]		= "END",
+	[KETW_TYPE_DC_START]	= "DC_START",
+	[KETW_TYPE_DC_END]	= "DC_END",
+	[KETW_TYPE_EXTENSION]	= "EXTENSION",
+	[KETW_TYPE_REPLY]	= "REPLY",
+	[KETW_TYPE_DEQUEUE]	= "DEQUEUE",
+	[KETW_TYPE_CHECKPOINT]	= "CHECKPOINT",
+};
+
+static const char *const ketw_level_names[] = {
+	[KETW_LEVEL_CRITICAL]	= "CRITICAL",
+	[KETW_LEVEL_ERROR]	= "ERROR",
+	[KETW_LEVEL_WARNING]	= "WARNING",
+	[KETW_LEVEL_INFO]	= "INFO",
+	[KETW_LEVEL_VERBOSE]	= "VERBOSE",
+};
+
+static const char *const ketw_sys_names[] = {
+	[KETW_SYS_START]	= "START",
+	[KETW_SYS_STOP]		= "STOP",
+	[KETW_SYS_FILTER]	= "FILTER",
+	[KETW_SYS_OVERFLOW]	= "OVERFLOW",
+	[KETW_SYS_RESUME]	= "RESUME",
+	[KETW_SYS_FLUSH_START]	= "FLUSH_START",
+	[KETW_SYS_FLUSH_STOP]	= "FLUSH_STOP",
+	[KETW_SYS_ERROR]	= "ERROR",
+	[KETW_SYS_PROVIDER]	= "PROVIDER",
+	[KETW_SYS_EVENT_DESC]	= "EVENT_DESC",
+	[KETW_SYS_TASK]		= "TASK",
+};
+
+static const char *const ketw_field_names[] = {
+	[KETW_FIELD_U8]		= "u8",
+	[KETW_FIELD_U16]	= "u16",
+	[KETW_FIELD_U32]	= "u32",
+	[KETW_FIELD_U64]	= "u64",
+	[KETW_FIELD_S8]		= "s8",
+	[KETW_FIELD_S16]	= "s16",
+	[KETW_FIELD_S32]	= "s32",
+	[KETW_FIELD_S64]	= "s64",
+	[KETW_FIELD_HEX32]	= "hex32",
+	[KETW_FIELD_HEX64]	= "hex64",
+	[KETW_FIELD_STRING]	= "string",
+	[KETW_FIELD_BINARY]	= "binary",
+	[KETW_FIELD_GUID]	= "guid",
+};
+
+static const char *const ketw_policy_names[] = {
+	[KETW_POLICY_LOOP]	 = "loop",
+	[KETW_POLICY_UNTIL_FULL] = "until-full",
+	[KETW_POLICY_FLUSH]	 = "flush",
+};
+
+static const char *const ketw_clock_names[] = {
+	[KETW_CLOCK_MONO]	= "mono",
+	[KETW_CLOCK_BOOT]	= "boot",
+	[KETW_CLOCK_LOCAL]	= "local",
+};
+
+static const char *const ketw_state_names[] = {
+	[KETW_STATE_CREATED]	= "created",
+	[KETW_STATE_RUNNING]	= "running",
+	[KETW_STATE_SUSPENDED]	= "suspended",
+};
+
+static const char *ketw_name_of(const char *const *names, size_t n,
+				unsigned int v)
+{
+	return v < n ? names[v] : NULL;
+}
+
+const char *ketw_type_name(unsigned int type)
+{
+	return ketw_name_of(ketw_type_names, ARRAY_SIZE(ketw_type_names), type);
+}
+
+const char *ketw_level_name(unsigned int level)
+{
+	return ketw_name_of(ketw_level_names, ARRAY_SIZE(ketw_level_names),
+			    level);
+}
+
+const char *ketw_sys_event_name(unsigned int id)
+{
+	return ketw_name_of(ketw_sys_names, ARRAY_SIZE(ketw_sys_names), id);
+}
+
+const char *ketw_field_type_name(unsigned int type)
+{
+	return ketw_name_of(ketw_field_names, ARRAY_SIZE(ketw_field_names),
+			    type);
+}
+
+const char *ketw_policy_name(unsigned int policy)
+{
+	return ketw_name_of(ketw_policy_names, ARRAY_SIZE(ketw_policy_names),
+			    policy);
+}
+
+const char *ketw_clock_name(unsigned int clock)
+{
+	return ketw_name_of(ketw_clock_names, ARRAY_SIZE(ketw_clock_names),
+			    clock);
+}
+
+const char *ketw_state_name(unsigned int state)
+{
+	return ketw_name_of(ketw_state_names, ARRAY_SIZE(ketw_state_names),
+			    state);
+}
+
+const char *ketw_errno_name(int err)
+{
+#define E(x) [x] = #x
+	static const char *const names[] = {
+		E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO),
+		E(E2BIG), E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN),
+		E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY), E(EEXIST),
+		E(EXDEV), E(ENODEV), E(ENOTDIR), E(EISDIR), E(EINVAL),
+		E(ENFILE), E(EMFILE), E(ENOTTY), E(EFBIG), E(ENOSPC),
+		E(ESPIPE), E(EROFS), E(EPIPE), E(EDOM), E(ERANGE),
+		E(EDEADLK), E(ENAMETOOLONG), E(ENOSYS), E(ENODATA),
+		E(ETIME), E(EPROTO), E(EBADMSG), E(EOVERFLOW),
+		E(EMSGSIZE), E(EPROTONOSUPPORT), E(EOPNOTSUPP),
+		E(ETIMEDOUT), E(EALREADY), E(EINPROGRESS), E(ECANCELED),
+		E(ESHUTDOWN), E(ECONNRESET), E(ENOBUFS),
+	};
+#undef E
+	unsigned int e = err < 0 ? -(unsigned int)err : (unsigned int)err;
+
+	/* ERESTARTSYS and friends only leak out of the kernel by mistake. */
+	switch (e) {
+	case 512: return "ERESTARTSYS";
+	case 513: return "ERESTARTNOINTR";
+	case 514: return "ERESTARTNOHAND";
+	case 516: return "ERESTART_RESTARTBLOCK";
+	}
+	return e < ARRAY_SIZE(names) ? names[e] : NULL;
+}
+
+int ketw_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	const char *p = s;
+	char *end;
+	int base = 10;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;	/* also no sign, no blanks */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		p = s + 2;
+		base = 16;
+		if (!isxdigit((unsigned char)*p))
+			return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(p, &end, base);
+	if (end == p || *end)
+		return -EINVAL;
+	if (errno == ERANGE || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int ketw_parse_name(const char *s, const char *const *names,
+			   size_t n, unsigned int *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (names[i] && !strcasecmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int ketw_parse_level(const char *s, unsigned int *level)
+{
+	uint64_t v;
+	int err;
+
+	if (!strcasecmp(s, "all")) {
+		*level = KETW_LEVEL_ALL;
+		return 0;
+	}
+	if (!strcasecmp(s, "information")) {
+		*level = KETW_LEVEL_INFO;
+		return 0;
+	}
+	if (!ketw_parse_name(s, ketw_level_names, ARRAY_SIZE(ketw_level_names),
+			     level))
+		return 0;
+	err = ketw_parse_u64(s, KETW_LEVEL_VERBOSE, &v);
+	if (err)
+		return err;
+	*level = v;
+	return 0;
+}
+
+int ketw_parse_policy(const char *s, unsigned int *policy)
+{
+	if (!strcasecmp(s, "until_full")) {
+		*policy = KETW_POLICY_UNTIL_FULL;
+		return 0;
+	}
+	return ketw_parse_name(s, ketw_policy_names,
+			       ARRAY_SIZE(ketw_policy_names), policy);
+}
+
+int ketw_parse_clock(const char *s, unsigned int *clock)
+{
+	if (!strcasecmp(s, "monotonic")) {
+		*clock = KETW_CLOCK_MONO;
+		return 0;
+	}
+	if (!strcasecmp(s, "boottime")) {
+		*clock = KETW_CLOCK_BOOT;
+		return 0;
+	}
+	return ketw_parse_name(s, ketw_clock_names,
+			       ARRAY_SIZE(ketw_clock_names), clock);
+}
