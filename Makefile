@@ -81,7 +81,9 @@ help:
 	@echo '  shell         deps + build + boot the guest with the modules loaded into a shell'
 	@echo '  vm-shell      only the QEMU part of shell'
 	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
-	@echo '                a table of figures (not a test), saved to build/bench.txt'
+	@echo '                a table of figures (not a test), saved to build/bench.txt;'
+	@echo '                before it native-bench and uprov-host-bench (libketw'"'"'s'
+	@echo '                disabled call site on this CPU)'
 	@echo '  vm-bench      only the QEMU part of bench'
 	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
 	@echo '                its man page, headers and libketw (.so.0, .a, ketw.pc) under'
@@ -282,10 +284,19 @@ bench: deps
 	$(MAKE) kver
 	$(MAKE) module tools bench-tools
 	$(MAKE) native-bench
+	$(MAKE) uprov-host-bench
 	$(MAKE) vm-bench
 
 bench-tools:
 	$(MAKE) -C tools/bench
+
+# libketw's disabled call site on this machine's CPU (no module here: the
+# provider is never registered, its page is libketw's static one; the
+# code at the call site is the same). Figures in ps per call.
+.PHONY: uprov-host-bench
+uprov-host-bench: bench-tools
+	@echo "  HOST    libketw disabled call site (ps/call; fastest of 15, then medians):"
+	@$(TOP)/tools/bench/ketw-uprov-bench --unregistered -n 20000000 | sed 's/^/          /'
 
 # module/ring.c built in user space against a shim (tools/native/README.md):
 # host tests in make check, host figures in make bench.

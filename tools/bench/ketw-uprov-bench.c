@@ -18,6 +18,13 @@
  *                                median of REPS runs of EVENTS events.
  *                                Prints "uprov-enabled ps=.. stored=.."
  *
+ *   ketw-uprov-bench --unregistered
+ *                                the disabled loops without registering:
+ *                                the provider's page is libketw's static
+ *                                one, the same two loads and test. For
+ *                                the build machine's own CPU, which has
+ *                                no module loaded (make bench prints it).
+ *
  * Options: -n LOOPS (2000000), -r REPS (15), -e EVENTS (20000), -s SIZE (64).
  * The provider is "user.ketw-uprov-bench"; the process runs on CPU 0.
  */
@@ -114,7 +121,7 @@ static uint64_t median(uint64_t *v, unsigned int n)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ketw-uprov-bench [--enabled] [-n LOOPS] [-r REPS] [-e EVENTS] [-s SIZE]\n");
+	fprintf(stderr, "usage: ketw-uprov-bench [--enabled | --unregistered] [-n LOOPS] [-r REPS] [-e EVENTS] [-s SIZE]\n");
 	return 2;
 }
 
@@ -122,12 +129,13 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "enabled", no_argument, NULL, 'E' },
+		{ "unregistered", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t loops = 2000000, events = 20000, v[K_NR][MAX_REPS];
 	unsigned int reps = 15, size = 64, i, k;
 	uint64_t med[K_NR], t0, stored = 0;
-	bool enabled = false;
+	bool enabled = false, unregistered = false;
 	cpu_set_t cpus;
 	int c, err;
 
@@ -135,6 +143,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'E':
 			enabled = true;
+			break;
+		case 'U':
+			unregistered = true;
 			break;
 		case 'n':
 			loops = strtoull(optarg, NULL, 0);
@@ -153,12 +164,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!loops || !events || !reps || reps > MAX_REPS ||
-	    size > KETW_MAX_DATA_SIZE || optind != argc)
+	    size > KETW_MAX_DATA_SIZE || optind != argc ||
+	    (enabled && unregistered))
 		return usage();
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
 	sched_setaffinity(0, sizeof(cpus), &cpus);
-	err = ketw_provider_register(&bench_prov);
+	err = unregistered ? 0 : ketw_provider_register(&bench_prov);
 	if (err) {
 		fprintf(stderr, "ketw-uprov-bench: register: %s\n", strerror(-err));
 		return 1;
@@ -180,7 +192,8 @@ int main(int argc, char **argv)
 		}
 		for (k = 0; k < K_NR; k++)
 			med[k] = median(v[k], reps);
-		printf("uprov-disabled write_ps=%llu empty_ps=%llu none_ps=%llu write_med_ps=%llu empty_med_ps=%llu none_med_ps=%llu loops=%llu reps=%u\n",
+		printf("uprov-%s write_ps=%llu empty_ps=%llu none_ps=%llu write_med_ps=%llu empty_med_ps=%llu none_med_ps=%llu loops=%llu reps=%u\n",
+		       unregistered ? "unregistered" : "disabled",
 		       (unsigned long long)v[K_WRITE][0],
 		       (unsigned long long)v[K_EMPTY][0],
 		       (unsigned long long)v[K_NONE][0],
