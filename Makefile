@@ -81,10 +81,13 @@ help:
 	@echo '  shell         deps + build + boot the guest with the modules loaded into a shell'
 	@echo '  vm-shell      only the QEMU part of shell'
 	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
-	@echo '                a table of figures (not a test), saved to build/bench.txt'
+	@echo '                a table of figures (not a test), saved to build/bench.txt;'
+	@echo '                before it native-bench and uprov-host-bench (libketw'"'"'s'
+	@echo '                disabled call site on this CPU)'
 	@echo '  vm-bench      only the QEMU part of bench'
 	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
-	@echo '                its man page and headers under PREFIX=/usr/local, DESTDIR honoured'
+	@echo '                its man page, headers and libketw (.so.0, .a, ketw.pc) under'
+	@echo '                PREFIX=/usr/local, DESTDIR honoured'
 	@echo '  uninstall     remove what install put there'
 	@echo '  install-conf  /etc/modprobe.d/ketw.conf: user_gid=KETW_USER_GID (not in install)'
 	@echo '  dkms-source   the DKMS source tree /usr/src/ketw-VERSION (DESTDIR honoured)'
@@ -107,7 +110,8 @@ help:
 	@echo '       FUZZ_KERNEL_SECONDS=600 KETW_FUZZ_SEED=N KFUZZ_ONLY="kfuzz_*" KFUZZ_KERNEL=kasan'
 	@echo '       KFUZZ_ENV="KETW_FUZZ_AVOID=fdrace KETW_FUZZ_THREADS=4 ..." FUZZ_KERNEL_APPEND'
 	@echo '       (fuzz-kernel)'
-	@echo '       DESTDIR PREFIX=/usr/local DEPMOD=depmod SIGN_KEY SIGN_CERT (install)'
+	@echo '       DESTDIR PREFIX=/usr/local LIBDIR=PREFIX/lib DEPMOD=depmod LDCONFIG=ldconfig'
+	@echo '       SIGN_KEY SIGN_CERT (install)'
 
 kver:
 	@$(WITH_KERNEL) echo "KVER=$$KVER KDIR=$$KDIR VMLINUZ=$$VMLINUZ"
@@ -264,14 +268,15 @@ vm-demo vm-shell: initramfs
 		$(TOP)/scripts/run-vm.sh $(patsubst vm-%,%,$@)
 
 # bench: figures, not a test. Its own initramfs (no selftests, plus
-# ketw_bench.ko and ketw-drain-bench in /ketw/bench/), its own build/vm-bench/
+# ketw_bench.ko, ketw-drain-bench and ketw-uprov-bench in /ketw/bench/), its own build/vm-bench/
 # logs, and a guest kernel
 # without slab debugging, which would dominate the figures. Without
 # tsc=reliable the TCG guest finds its TSCs unsynchronised and falls back
 # to the HPET, and every ktime_get_*() read becomes an emulated MMIO access.
 BENCH_INITRD   := $(BUILD)/initramfs-bench.cpio.gz
 BENCH_FILES    := $(TOP)/module/bench/ketw_bench.ko \
-		  $(TOP)/tools/bench/ketw-drain-bench
+		  $(TOP)/tools/bench/ketw-drain-bench \
+		  $(TOP)/tools/bench/ketw-uprov-bench
 BENCH_APPEND   ?= tsc=reliable
 BENCH_VM_DEBUG ?=
 
@@ -279,10 +284,19 @@ bench: deps
 	$(MAKE) kver
 	$(MAKE) module tools bench-tools
 	$(MAKE) native-bench
+	$(MAKE) uprov-host-bench
 	$(MAKE) vm-bench
 
 bench-tools:
 	$(MAKE) -C tools/bench
+
+# libketw's disabled call site on this machine's CPU (no module here: the
+# provider is never registered, its page is libketw's static one; the
+# code at the call site is the same). Figures in ps per call.
+.PHONY: uprov-host-bench
+uprov-host-bench: bench-tools
+	@echo "  HOST    libketw disabled call site (ps/call; fastest of 15, then medians):"
+	@$(TOP)/tools/bench/ketw-uprov-bench --unregistered -n 20000000 | sed 's/^/          /'
 
 # module/ring.c built in user space against a shim (tools/native/README.md):
 # host tests in make check, host figures in make bench.
@@ -310,7 +324,7 @@ CHECKPATCH_FILES = $(shell find $(TOP)/module $(TOP)/uapi $(TOP)/samples \
 KETW_VERSION := $(shell cat $(TOP)/VERSION)
 PREFIX  ?= /usr/local
 INSTALL_ENV = KVER="$$KVER" KDIR="$$KDIR" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
-	KETW_VERSION="$(KETW_VERSION)"
+	LIBDIR="$(LIBDIR)" KETW_VERSION="$(KETW_VERSION)"
 DKMS_SRC := /usr/src/ketw-$(KETW_VERSION)
 # What DKMS needs to build ketw.ko, and nothing else.
 DKMS_FILES := dkms.conf VERSION Kbuild module/Kbuild module/include/ketw.h \

@@ -32,6 +32,8 @@ static_assert(offsetofend(struct ketw_list, entries) == KETW_LIST_SIZE_VER0);
 static_assert(offsetofend(struct ketw_enable, filter) == KETW_ENABLE_SIZE_VER0);
 static_assert(offsetofend(struct ketw_user_provider, name) ==
 	      KETW_USER_PROVIDER_SIZE_VER0);
+static_assert(offsetofend(struct ketw_user_provider, reserved) ==
+	      KETW_USER_PROVIDER_SIZE_VER1);
 static_assert(offsetofend(struct ketw_user_event, reserved1) ==
 	      KETW_USER_EVENT_SIZE_VER0);
 static_assert(offsetofend(struct ketw_session_attr, memory) ==
@@ -381,8 +383,8 @@ static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
 		prov = ketw_user_provider_register(&up, kf->limited);
 		if (IS_ERR(prov))
 			err = PTR_ERR(prov);
-		else
-			kf->user_prov = prov;
+		else	/* mmap() reads it without the lock */
+			smp_store_release(&kf->user_prov, prov);
 	}
 	mutex_unlock(&kf->lock);
 	return err;
@@ -585,11 +587,19 @@ static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketw_file *kf = file->private_data;
+	struct ketw_provider *prov;
 	struct ketw_session *s;
 	int err;
 
-	if (kf->user_only)
-		return -EINVAL;
+	/*
+	 * /dev/ketw_user: the provider's enable page. Set once, the
+	 * provider stays until release(), which waits for the mapping.
+	 */
+	if (kf->user_only) {
+		/* Pairs with the store in ketw_ioctl_user_register(). */
+		prov = smp_load_acquire(&kf->user_prov);
+		return prov ? ketw_user_mmap(prov, vma) : -ENODEV;
+	}
 	s = ketw_file_session(kf);
 	if (!s)
 		return -EINVAL;

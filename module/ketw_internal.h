@@ -216,6 +216,9 @@ struct ketw_provider *
 ketw_user_provider_register(const struct ketw_user_provider *up, bool limited);
 void ketw_user_provider_unregister(struct ketw_provider *prov);
 u32 ketw_user_provider_uid(const struct ketw_provider *prov);
+void ketw_user_enables_changed(struct ketw_provider *prov,
+			       const struct ketw_enable_set *set, bool all);
+int ketw_user_mmap(struct ketw_provider *prov, struct vm_area_struct *vma);
 int ketw_user_write(struct ketw_provider *prov,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len);

@@ -225,6 +225,17 @@ static void ketw_provider_key_sync(struct ketw_provider *prov, bool sessions)
 		static_branch_disable(&prov->key);
 }
 
+/* A user provider's enable page follows its enable set (user.c). */
+static void ketw_provider_enables_changed(struct ketw_provider *prov)
+{
+	struct ketw_enable_set *set;
+
+	set = rcu_dereference_protected(prov->enables,
+					lockdep_is_held(&ketw_mutex));
+	if (ketw_is_user(prov))
+		ketw_user_enables_changed(prov, set, ketw_bridge_on);
+}
+
 /*
  * Replace @prov's enable set by the old one without @drop's entry and
  * with @add (either may be NULL), in one swap, and set the static branch
@@ -265,6 +276,7 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	rcu_assign_pointer(prov->enables, new);
 	if (!new)
 		ketw_provider_key_sync(prov, false);
+	ketw_provider_enables_changed(prov);
 	if (old)
 		kfree_rcu(old, rcu);
 }
@@ -337,6 +349,7 @@ static void ketw_event_info_fill(struct ketw_event_info *ei,
 	ei->level = d->level;
 	ei->version = d->version;
 	ei->keyword = d->keyword;
+	ei->flags = prov->flags;
 	strscpy(ei->name, d->name ? d->name : "", sizeof(ei->name));
 	ei->nr_fields = min_t(u32, d->nr_fields, KETW_MAX_FIELDS);
 	for (i = 0; d->fields && i < ei->nr_fields; i++) {
@@ -885,6 +898,7 @@ int ketw_provider_register(struct ketw_provider *prov)
 	}
 	/* On from the start while the ftrace event is on. */
 	ketw_provider_key_sync(prov, !!rcu_access_pointer(prov->enables));
+	ketw_provider_enables_changed(prov);
 out:
 	mutex_unlock(&ketw_mutex);
 	kfree(ei);
@@ -934,7 +948,9 @@ void ketw_providers_bridge(bool on)
 
 	mutex_lock(&ketw_mutex);
 	ketw_bridge_on = on;
-	list_for_each_entry(prov, &ketw_providers, node)
+	list_for_each_entry(prov, &ketw_providers, node) {
 		ketw_provider_key_sync(prov, !!rcu_access_pointer(prov->enables));
+		ketw_provider_enables_changed(prov);
+	}
 	mutex_unlock(&ketw_mutex);
 }

@@ -10,12 +10,14 @@
 #include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/jump_label.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
 #include "ketw_internal.h"
 
@@ -59,6 +61,10 @@ struct ketw_user_prov {
 	struct ketw_user *user;		/* NULL: not limited */
 	u32 uid;			/* who registered it */
 	char name[KETW_NAME_MAX];
+	struct ketw_event_info *infos;	/* the descriptors as copied; names */
+	struct ketw_event_descriptor *descs; /* prov.events: point into @infos */
+	struct ketw_field *fields;	/* the descriptors' fields */
+	struct page *page;		/* the enable page */
 };
 
 /* Count one more provider of the caller's user id. */
@@ -127,6 +133,196 @@ static bool ketw_user_take(struct ketw_user *u, size_t len)
 	return ok;
 }
 
+/* Bytes a field of each fixed-size KETW_FIELD_* type has; 0: any. */
+static const u8 ketw_field_sizes[] = {
+	[KETW_FIELD_U8] = 1, [KETW_FIELD_U16] = 2, [KETW_FIELD_U32] = 4,
+	[KETW_FIELD_U64] = 8, [KETW_FIELD_S8] = 1, [KETW_FIELD_S16] = 2,
+	[KETW_FIELD_S32] = 4, [KETW_FIELD_S64] = 8, [KETW_FIELD_HEX32] = 4,
+	[KETW_FIELD_HEX64] = 8, [KETW_FIELD_STRING] = 0,
+	[KETW_FIELD_BINARY] = 0, [KETW_FIELD_GUID] = 16,
+};
+
+/* 1 to @size - 1 printable characters, no blank, NUL-terminated. */
+static bool ketw_user_name_ok(const char *name, size_t size)
+{
+	size_t i, n = strnlen(name, size);
+
+	if (!n || n == size)
+		return false;
+	for (i = 0; i < n; i++)
+		if (name[i] <= ' ' || name[i] > '~')
+			return false;
+	/* Nothing after the NUL: the bytes are copied out as they are. */
+	return !memchr_inv(name + n, 0, size - n);
+}
+
+static bool ketw_user_field_ok(const struct ketw_field_info *f)
+{
+	if (f->type < KETW_FIELD_U8 || f->type > KETW_FIELD_GUID ||
+	    f->reserved || !ketw_user_name_ok(f->name, sizeof(f->name)))
+		return false;
+	if (ketw_field_sizes[f->type] && f->size != ketw_field_sizes[f->type])
+		return false;
+	return (u32)f->offset + f->size <= KETW_MAX_DATA_SIZE;
+}
+
+static bool ketw_user_info_ok(const struct ketw_event_info *ei,
+			      const u8 *guid)
+{
+	static const u8 zero[KETW_GUID_SIZE];
+	unsigned int i;
+
+	if ((memcmp(ei->provider_guid, zero, KETW_GUID_SIZE) &&
+	     memcmp(ei->provider_guid, guid, KETW_GUID_SIZE)) ||
+	    ei->level > KETW_LEVEL_VERBOSE || ei->flags ||
+	    ei->nr_fields > KETW_MAX_FIELDS ||
+	    !ketw_user_name_ok(ei->name, sizeof(ei->name)))
+		return false;
+	for (i = 0; i < ei->nr_fields; i++)
+		if (!ketw_user_field_ok(&ei->fields[i]))
+			return false;
+	/* Unused fields are zero: room to grow. */
+	return !memchr_inv(&ei->fields[i], 0,
+			   (KETW_MAX_FIELDS - i) * sizeof(ei->fields[0]));
+}
+
+/*
+ * Copy, check and convert @up's event descriptors into @u->prov.events.
+ * Returns 0, -E2BIG above KETW_USER_MAX_EVENTS, -EFAULT, -EINVAL (see
+ * struct ketw_user_provider), -ENOMEM.
+ */
+static int ketw_user_events_load(struct ketw_user_prov *u,
+				 const struct ketw_user_provider *up)
+{
+	struct ketw_event_info *ei;
+	unsigned int i, j, k, nf = 0;
+
+	if (up->reserved || (!up->nr_events && up->events))
+		return -EINVAL;
+	if (!up->nr_events)
+		return 0;
+	if (up->nr_events > KETW_USER_MAX_EVENTS)
+		return -E2BIG;
+	/* Charged to the caller's memory cgroup: user space asks for it. */
+	u->infos = kvmalloc_array(up->nr_events, sizeof(*u->infos),
+				  GFP_KERNEL_ACCOUNT);
+	u->descs = kvcalloc(up->nr_events, sizeof(*u->descs),
+			    GFP_KERNEL_ACCOUNT);
+	if (!u->infos || !u->descs)
+		return -ENOMEM;
+	if (copy_from_user(u->infos, u64_to_user_ptr(up->events),
+			   array_size(up->nr_events, sizeof(*u->infos))))
+		return -EFAULT;
+	for (i = 0; i < up->nr_events; i++) {
+		ei = &u->infos[i];
+		if (!ketw_user_info_ok(ei, up->guid))
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (u->infos[j].id == ei->id)
+				return -EINVAL;
+		nf += ei->nr_fields;
+	}
+	if (nf) {
+		u->fields = kvcalloc(nf, sizeof(*u->fields),
+				     GFP_KERNEL_ACCOUNT);
+		if (!u->fields)
+			return -ENOMEM;
+	}
+	for (i = 0, k = 0; i < up->nr_events; i++) {
+		struct ketw_event_descriptor *d = &u->descs[i];
+
+		ei = &u->infos[i];
+		d->id = ei->id;
+		d->type = ei->type;
+		d->level = ei->level;
+		d->version = ei->version;
+		d->keyword = ei->keyword;
+		d->name = ei->name;
+		d->nr_fields = ei->nr_fields;
+		d->fields = ei->nr_fields ? &u->fields[k] : NULL;
+		for (j = 0; j < ei->nr_fields; j++, k++) {
+			u->fields[k].name = ei->fields[j].name;
+			u->fields[k].type = ei->fields[j].type;
+			u->fields[k].offset = ei->fields[j].offset;
+			u->fields[k].size = ei->fields[j].size;
+		}
+	}
+	u->prov.events = u->descs;
+	u->prov.nr_events = up->nr_events;
+	return 0;
+}
+
+static void ketw_user_prov_free(struct ketw_user_prov *u)
+{
+	kvfree(u->fields);
+	kvfree(u->descs);
+	kvfree(u->infos);
+	if (u->page)
+		__free_page(u->page);
+	kfree(u);
+}
+
+/**
+ * ketw_user_enables_changed() - rewrite a user provider's enable page
+ * @prov: a user provider.
+ * @set:  its enable set now (may be NULL).
+ * @all:  the ftrace event ketw:ketw_event is on: it takes every event.
+ *
+ * Called wherever @prov's enable set is replaced. The page says which
+ * levels and keywords some session may take; see struct
+ * ketw_user_enable_page.
+ * Context: ketw_mutex held.
+ */
+void ketw_user_enables_changed(struct ketw_provider *prov,
+			       const struct ketw_enable_set *set, bool all)
+{
+	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
+						prov);
+	struct ketw_user_enable_page *pg = page_address(u->page);
+	const u32 every = GENMASK(KETW_LEVEL_VERBOSE, 0);
+	u32 levels = all ? every : 0, nr = set ? set->nr : 0, i;
+	u64 kw = all ? ~0ULL : 0;
+
+	lockdep_assert_held(&ketw_mutex);
+	for (i = 0; i < nr; i++) {
+		const struct ketw_enablement *e = &set->e[i];
+
+		levels |= e->level ? GENMASK(min_t(u32, e->level,
+						   KETW_LEVEL_VERBOSE), 0) :
+				     every;
+		kw |= e->match_any ? e->match_any : ~0ULL;
+	}
+	WRITE_ONCE(pg->nr_sessions, nr);
+	WRITE_ONCE(pg->keyword_any, kw);
+	WRITE_ONCE(pg->levels, levels);
+	smp_wmb();	/* a reader that sees the new seq sees the rest */
+	WRITE_ONCE(pg->seq, pg->seq + 1);
+}
+
+/**
+ * ketw_user_mmap() - map a user provider's enable page
+ * @prov: the file's provider.
+ * @vma:  one page at offset 0, not writable.
+ *
+ * The mapping can never become writable (no VM_MAYWRITE) and is
+ * inherited across fork(), as the file is.
+ *
+ * Return: 0; -EINVAL for another offset or length; -EPERM if writable.
+ */
+int ketw_user_mmap(struct ketw_provider *prov, struct vm_area_struct *vma)
+{
+	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
+						prov);
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return vm_insert_page(vma, vma->vm_start, u->page);
+}
+
 /**
  * ketw_user_provider_register() - register a provider for a user process
  * @up:      the request (size already checked).
@@ -137,9 +333,13 @@ static bool ketw_user_take(struct ketw_user *u, size_t len)
  * cannot take a name or GUID a kernel provider has (see
  * ketw_provider_taken()).
  *
+ * @up->events are copied from user space: call without ketw_mutex (and
+ * without any lock mmap() takes).
+ *
  * Return: the provider, or ERR_PTR(-EINVAL for a name that is empty or
- * too long with the prefix / -EEXIST / -ENOSPC at the user's
- * user_max_providers / -ENOMEM).
+ * too long with the prefix, or a bad descriptor / -E2BIG for more than
+ * KETW_USER_MAX_EVENTS descriptors / -EFAULT / -EEXIST / -ENOSPC at the
+ * user's user_max_providers / -ENOMEM).
  */
 struct ketw_provider *
 ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
@@ -155,6 +355,16 @@ ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
 	u = kzalloc(sizeof(*u), GFP_KERNEL);
 	if (!u)
 		return ERR_PTR(-ENOMEM);
+	err = ketw_user_events_load(u, up);
+	if (err)
+		goto out_free;
+	u->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!u->page) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	((struct ketw_user_enable_page *)page_address(u->page))->version =
+		KETW_USER_PAGE_VERSION;
 	if (limited) {
 		u->user = ketw_user_get();
 		if (IS_ERR(u->user)) {
@@ -177,7 +387,7 @@ ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
 out_put:
 	ketw_user_put(u->user);
 out_free:
-	kfree(u);
+	ketw_user_prov_free(u);
 	return ERR_PTR(err);
 }
 
@@ -192,7 +402,7 @@ void ketw_user_provider_unregister(struct ketw_provider *prov)
 
 	ketw_provider_unregister(prov);
 	ketw_user_put(u->user);
-	kfree(u);
+	ketw_user_prov_free(u);
 }
 
 /**

@@ -5,8 +5,9 @@
 # only those that are missing. Without root it names them and fails.
 # flex, bison, bc, libelf-dev and libssl-dev build the debug kernels
 # (scripts/debug-kernel.sh) from linux-source-6.1. kmod (depmod, and
-# modprobe -d in the guest), dkms and openssl (its throwaway signing key)
-# are for make install-check.
+# modprobe -d in the guest), dkms, openssl (its throwaway signing key)
+# and pkgconf (a program built against the staged ketw.pc) are for make
+# install-check.
 set -euo pipefail
 
 pkgs=(
@@ -16,7 +17,7 @@ pkgs=(
 	libclang-rt-14-dev
 	trace-cmd libtracefs-dev libtraceevent-dev
 	flex bison bc libelf-dev libssl-dev
-	kmod dkms openssl
+	kmod dkms openssl pkgconf
 )
 
 missing=()

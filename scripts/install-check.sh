@@ -77,16 +77,29 @@ $mods/modules.symbols
 $mods/modules.symbols.bin
 $mods/updates/ketw.ko
 usr/local/bin/ketw
+usr/local/include/ketw_file.h
+usr/local/include/ketw_provider.h
+usr/local/include/libketw.h
 usr/local/include/linux/ketw.h
+usr/local/lib/libketw.a
+usr/local/lib/libketw.so
+usr/local/lib/libketw.so.0
+usr/local/lib/libketw.so.$version
+usr/local/lib/pkgconfig/ketw.pc
 usr/local/share/man/man1/ketw.1
 usr/local/src/ketw
 $src/$KVER/Module.symvers
 $src/include/ketw.h
 $src/include/uapi/linux/ketw.h"
 expect "install: exactly these files" "$(LC_ALL=C sort <<<"$want")" "$(files_in "$root")"
-expect "install: the tool is 0755, the rest 0644" "755 644 644 644" \
-	"$(stat -c %a "$root/usr/local/bin/ketw" "$root/$mods/updates/ketw.ko" \
-		"$root/usr/local/include/linux/ketw.h" "$root/$src/$KVER/Module.symvers" | xargs)"
+expect "install: the tool and libketw.so are 0755, the rest 0644" "755 755 644 644 644 644 644 644" \
+	"$(stat -c %a "$root/usr/local/bin/ketw" "$root/usr/local/lib/libketw.so.$version" \
+		"$root/$mods/updates/ketw.ko" "$root/usr/local/include/linux/ketw.h" \
+		"$root/usr/local/include/libketw.h" "$root/usr/local/lib/libketw.a" \
+		"$root/usr/local/lib/pkgconfig/ketw.pc" "$root/$src/$KVER/Module.symvers" | xargs)"
+expect "install: libketw.so -> libketw.so.0 -> libketw.so.$version" \
+	"libketw.so.0 libketw.so.$version" \
+	"$(readlink "$root/usr/local/lib/libketw.so" "$root/usr/local/lib/libketw.so.0" | xargs)"
 expect "install: usr/local/src/ketw -> ketw-$version" "ketw-$version" \
 	"$(readlink "$root/usr/local/src/ketw")"
 expect "install: depmod -b ROOT: modules.dep has ketw" "updates/ketw.ko:" \
@@ -108,12 +121,79 @@ int main(void) { return KETW_IOC_CREATE == 0; }'
 check "the installed tool runs" "$root/usr/local/bin/ketw" --version
 check "the installed man page is ketw(1)" grep -q '^\.TH KETW 1' "$root/usr/local/share/man/man1/ketw.1"
 
+# ---- libketw from the staged root, through pkg-config ---------------------------
+# A program with a user-space provider that also uses the consumer API,
+# built from ROOT alone: pkg-config's sysroot puts ROOT in front.
+pcenv=(env PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$root/usr/local/lib/pkgconfig"
+	PKG_CONFIG_SYSROOT_DIR="$root")
+expect "pkg-config: ketw's version" "$version" "$("${pcenv[@]}" pkg-config --modversion ketw 2>&1)"
+expect "pkg-config: flags into ROOT" \
+	"-I$root/usr/local/include -L$root/usr/local/lib -lketw" \
+	"$("${pcenv[@]}" pkg-config --cflags --libs ketw 2>&1 | xargs)"
+cat >"$tmp/hello.c" <<'EOF'
+#include <stdio.h>
+#include <libketw.h>
+
+static const struct ketw_field fields[] = {
+	{ .name = "n", .type = KETW_FIELD_U32, .offset = 0, .size = 4 },
+};
+static const struct ketw_event_descriptor events[] = {
+	{ .id = 1, .level = KETW_LEVEL_INFO, .name = "hello",
+	  .fields = fields, .nr_fields = 1 },
+};
+static KETW_PROVIDER_EVENTS(prov, "hello", events,
+	{ 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 });
+
+int main(void)
+{
+	unsigned int n = 1;
+	/* No module on the build machine: registering fails, the rest is a no-op. */
+	int err = ketw_provider_register(&prov);
+
+	printf("%s enabled=%d write=%d valid=%d\n", err < 0 ? "refused" : "registered",
+	       ketw_enabled(&prov), ketw_write(&prov, &events[0], &n, sizeof(n)),
+	       ketw_session_name_valid("hello"));
+	ketw_provider_unregister(&prov);
+	return 0;
+}
+EOF
+# shellcheck disable=SC2046
+check "a program builds against the staged libketw.so (pkg-config)" \
+	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/hello" "$tmp/hello.c" \
+	$("${pcenv[@]}" pkg-config --cflags --libs ketw)
+expect "it runs on the staged libketw.so.0" "refused enabled=0 write=0 valid=1" \
+	"$(LD_LIBRARY_PATH="$root/usr/local/lib" "$tmp/hello" 2>&1)"
+expect "it loads libketw.so.0 from ROOT" "$root/usr/local/lib/libketw.so.$version" \
+	"$(LD_LIBRARY_PATH="$root/usr/local/lib" ldd "$tmp/hello" |
+		awk '$1 == "libketw.so.0" { print $3 }' | xargs -r readlink -f 2>&1)"
+# shellcheck disable=SC2046
+check "a program builds against the staged libketw.a" \
+	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/hello-static" "$tmp/hello.c" \
+	$("${pcenv[@]}" pkg-config --cflags ketw) -L"$root/usr/local/lib" \
+	-Wl,-Bstatic -lketw -Wl,-Bdynamic
+expect "it runs without libketw.so" "refused enabled=0 write=0 valid=1" "$("$tmp/hello-static" 2>&1)"
+expect "libketw.so exports only ketw_* and __ketw_*" "" \
+	"$(nm -D --defined-only "$root/usr/local/lib/libketw.so.$version" |
+		awk '$3 !~ /^(__)?ketw_/ && $3 != "LIBKETW_0" { print $3 }')"
+expect "libketw.so's soname" "libketw.so.0" \
+	"$(objdump -p "$root/usr/local/lib/libketw.so.$version" | awk '$1 == "SONAME" { print $2 }')"
+
 # PREFIX moves all but the module.
 check "make install PREFIX=/usr" tmake install DESTDIR="$tmp/usr-root" PREFIX=/usr
 check "PREFIX=/usr: the tool in /usr/bin, the module still in /lib/modules" \
 	test -x "$tmp/usr-root/usr/bin/ketw" -a -f "$tmp/usr-root/$mods/updates/ketw.ko" \
 	-a -f "$tmp/usr-root/usr/src/ketw-$version/$KVER/Module.symvers" \
+	-a -L "$tmp/usr-root/usr/lib/libketw.so.0" -a -f "$tmp/usr-root/usr/include/libketw.h" \
 	-a ! -e "$tmp/usr-root/usr/local"
+expect "PREFIX=/usr: ketw.pc says so" 'prefix=/usr libdir=${prefix}/lib' \
+	"$(head -n 2 "$tmp/usr-root/usr/lib/pkgconfig/ketw.pc" | xargs)"
+check "make install PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu" \
+	tmake install DESTDIR="$tmp/multiarch" PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu
+expect "LIBDIR: libketw and ketw.pc there" 'libdir=${prefix}/lib/x86_64-linux-gnu' \
+	"$(sed -n 2p "$tmp/multiarch/usr/lib/x86_64-linux-gnu/pkgconfig/ketw.pc" 2>&1)"
+check "LIBDIR: make uninstall" \
+	tmake uninstall DESTDIR="$tmp/multiarch" PREFIX=/usr LIBDIR=/usr/lib/x86_64-linux-gnu
+expect "LIBDIR: uninstall leaves no file" "" "$(files_in "$tmp/multiarch")"
 
 # ---- the out-of-tree sample, from ROOT alone --------------------------------
 oot=$tmp/oot

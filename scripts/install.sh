@@ -14,7 +14,12 @@
 # Environment:
 #   KVER       the kernel release (required): /lib/modules/$KVER/updates/ketw.ko
 #   DESTDIR    a staged root (default: none, the real one)
-#   PREFIX     the tool, its man page and the headers (default /usr/local)
+#   PREFIX     the tool, its man page, libketw and the headers (default
+#              /usr/local)
+#   LIBDIR     libketw.so.0, libketw.a and pkgconfig/ketw.pc (default
+#              PREFIX/lib)
+#   LDCONFIG   default ldconfig, run after installing into the real root
+#              (not with DESTDIR); LDCONFIG=true skips it
 #   KETW_VERSION  default: the VERSION file
 #   KMOD_DIR   the tree ketw.ko was built in: KMOD_DIR/module/ketw.ko and
 #              KMOD_DIR/Module.symvers (default: the top of the tree)
@@ -34,6 +39,12 @@ PREFIX=${PREFIX:-/usr/local}
 VERSION=${KETW_VERSION:-$(cat "$top/VERSION")}
 KMOD_DIR=${KMOD_DIR:-$top}
 DEPMOD=${DEPMOD:-depmod}
+LDCONFIG=${LDCONFIG:-ldconfig}
+LIBDIR=${LIBDIR:-$PREFIX/lib}
+LIBDIR=${LIBDIR%/}
+incdir=$PREFIX/include
+solib=libketw.so.$VERSION
+soname=libketw.so.0
 
 moddir=/lib/modules/$KVER
 srcdir=$PREFIX/src/ketw-$VERSION
@@ -50,9 +61,42 @@ kernel_files() {
 shared_files() {
 	echo "0755 $top/tools/ketw/ketw $PREFIX/bin/ketw"
 	echo "0644 $top/Documentation/ketw.1 $PREFIX/share/man/man1/ketw.1"
-	echo "0644 $top/uapi/linux/ketw.h $PREFIX/include/linux/ketw.h"
+	echo "0644 $top/uapi/linux/ketw.h $incdir/linux/ketw.h"
 	echo "0644 $top/module/include/ketw.h $srcdir/include/ketw.h"
 	echo "0644 $top/uapi/linux/ketw.h $srcdir/include/uapi/linux/ketw.h"
+	# libketw: consumers and user-space providers.
+	echo "0755 $top/tools/lib/$solib $LIBDIR/$solib"
+	echo "0644 $top/tools/lib/libketw.a $LIBDIR/libketw.a"
+	echo "0644 @pc $LIBDIR/pkgconfig/ketw.pc"
+	for h in libketw.h ketw_file.h ketw_provider.h; do
+		echo "0644 $top/tools/lib/$h $incdir/$h"
+	done
+}
+# Symlinks every kernel shares: target link.
+shared_links() {
+	echo "$solib $LIBDIR/$soname"
+	echo "$soname $LIBDIR/libketw.so"
+}
+
+# pkg-config's ketw.pc: paths below PREFIX as \${prefix}, so that
+# PKG_CONFIG_SYSROOT_DIR and --define-prefix work on a staged root.
+ketw_pc() {
+	local libdir=$LIBDIR
+
+	case $libdir in
+	"$PREFIX"/*) libdir=\${prefix}${libdir#"$PREFIX"} ;;
+	esac
+	cat <<-EOF
+	prefix=$PREFIX
+	libdir=$libdir
+	includedir=\${prefix}/include
+
+	Name: ketw
+	Description: libketw, ketw's library: sessions, trace files and user-space providers
+	Version: $VERSION
+	Libs: -L\${libdir} -lketw
+	Cflags: -I\${includedir}
+	EOF
 }
 
 # ketw's own lines of Module.symvers, the module named "ketw" (modpost
@@ -89,16 +133,27 @@ install_files() {
 	local m src dst
 
 	tmp=$(mktemp)
-	trap 'rm -f "$tmp"' EXIT
+	pc=$(mktemp)
+	trap 'rm -f "$tmp" "$pc"' EXIT
 	symvers >"$tmp"
+	ketw_pc >"$pc"
 	while read -r m src dst; do
 		[ "$src" != @symvers ] || src=$tmp
+		[ "$src" != @pc ] || src=$pc
 		[ -r "$src" ] || die "missing $src (run make first)"
 		echo "  INSTALL $dst"
 		install -D -m "$m" "$src" "$DESTDIR$dst"
 	done < <(kernel_files; shared_files)
 	ln -sfn "ketw-$VERSION" "$DESTDIR$PREFIX/src/ketw"
 	echo "  SYMLINK $PREFIX/src/ketw -> ketw-$VERSION"
+	while read -r src dst; do
+		ln -sfn "$src" "$DESTDIR$dst"
+		echo "  SYMLINK $dst -> $src"
+	done < <(shared_links)
+	if [ -z "$DESTDIR" ] && [ "$LDCONFIG" != true ]; then
+		echo "  LDCONFIG"
+		"$LDCONFIG"
+	fi
 	if [ -n "${SIGN_KEY:-}" ]; then
 		local sf=${SIGN_FILE:-${KDIR:-$moddir/build}/scripts/sign-file}
 
@@ -139,6 +194,10 @@ uninstall_files() {
 		while read -r m src dst; do
 			remove "$dst"
 		done < <(shared_files)
+		while read -r src dst; do
+			remove "$dst"
+		done < <(shared_links)
+		rmdir "$DESTDIR$LIBDIR/pkgconfig" 2>/dev/null || true
 		if [ "$(readlink "$DESTDIR$PREFIX/src/ketw" 2>/dev/null)" = "ketw-$VERSION" ]; then
 			remove "$PREFIX/src/ketw"
 		fi
@@ -172,6 +231,7 @@ uninstall)
 list)
 	{ kernel_files; shared_files; } | cut -d' ' -f3
 	echo "$PREFIX/src/ketw"
+	shared_links | cut -d' ' -f2
 	;;
 conf)
 	gid=${KETW_USER_GID:?set KETW_USER_GID to the group that may open /dev/ketw_user}

@@ -8,6 +8,7 @@
 # Needs, besides what /init loads (ketw.ko and the samples):
 #   /ketw/bench/ketw_bench.ko        the kernel half (module/bench/)
 #   /ketw/bench/ketw-drain-bench     the mmap/read() drain (tools/bench/)
+#   /ketw/bench/ketw-uprov-bench     a user-space provider through libketw
 #   /ketw/ketw                       the ketw tool (sessions)
 #
 # Prints one table between "@@KETW@@ BENCH-TABLE-BEGIN" and
@@ -76,6 +77,20 @@ keep dis_write write_ps
 keep dis_empty empty_ps
 keep dis_none none_ps
 
+# The same for a user-space provider, through libketw.
+uprov() {
+	echo "bench: ketw-uprov-bench $*"
+	out=$($DIR/ketw-uprov-bench "$@" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/  /'
+	[ $rc = 0 ] || die "ketw-uprov-bench $* exited $rc"
+	res=$(echo "$out" | grep '^uprov-')
+}
+uprov
+keep udis_write write_ps
+keep udis_empty empty_ps
+keep udis_none none_ps
+
 cmd clock
 keep clk_mono mono_ps
 keep clk_local local_ps
@@ -95,6 +110,8 @@ for s in $SIZES; do
 	cmd write "$s"
 	keep "ketw_$s" ps
 done
+uprov --enabled -s 64
+keep uwrite_64 ps
 param reps 7
 cmd scale 64
 keep scale_one one_eps
@@ -180,6 +197,9 @@ row "clock read ns, LOCAL vs ftrace's" "$(fig clk_local)" "$(fig clk_trace)" 100
 row "clock read ns, bare TSC vs ftrace's" "$(fig clk_cycles)" "$(fig clk_trace)" 1000 - -
 row "disabled call site vs none (ns/call)" "$(fig dis_write)" "$(fig dis_none)" 1000 '<=' 1.05
 row "disabled call site vs empty call" "$(fig dis_write)" "$(fig dis_empty)" 1000 - -
+row "libketw disabled site vs empty call" "$(fig udis_write)" "$(fig udis_empty)" 1000 '<=' 1
+row "  libketw disabled site vs none" "$(fig udis_write)" "$(fig udis_none)" 1000 - -
+row "libketw write 64 B vs kernel's (ns/ev)" "$(fig uwrite_64)" "$(fig ketw_64)" 1000 - -
 row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all_best) / n))" \
 	"$(fig scale_one_best)" 1000000 '>=' 0.9
 row "  ftrace per-CPU Mev/s, $n vs 1" "$(($(fig fscale_all_best) / n))" \
@@ -233,6 +253,12 @@ write: ketw_write() into a running LOOP session (64-byte header + payload,
 disabled: ketw_write() with no session (static branch NOP) in a loop vs the
   loop with the call compiled out, and vs a call to an empty noinline
   function; fastest of 15 runs of 2000000 turns each.
+libketw: a user-space provider's ketw_write() with no session taking it
+  (the enable page says so: two loads and a test, no system call) vs the
+  loop calling an empty noinline function, and vs the loop alone; user
+  space on CPU 0, fastest of 15 interleaved runs of 2000000 turns. Its
+  write, enabled: KETW_IOC_USER_WRITE of 64 B into the LOOP session, the
+  median of 15 x 20000, vs the kernel's ketw_write() of 64 B.
 scaling: 64 B events/s per CPU with a writer on every CPU vs one alone
   (kthreads, 7 x 400 ms each, alternating; the best runs, as the vCPUs
   share the host's cores with everything else, and the medians). TSC

@@ -143,6 +143,46 @@ TEST_F_TIMEOUT(tool, record_then_report_with_template, 60)
 	EXPECT_EQ(2, count(self->out, "\n    warn index="));
 }
 
+/*
+ * ketw log, a user-space provider through libketw: what the session's
+ * filter takes is stored, and the report decodes it by the rundown the
+ * provider's registration logged.
+ */
+TEST_F_TIMEOUT(tool, log_as_user_provider, 60)
+{
+	ASSERT_EQ(0, run(TOOL " start -s " SESSION " -p user.tool-log:warning 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+	free(self->out);
+	/* Above the session's level: no system call, nothing stored. */
+	ASSERT_EQ(0, run(TOOL " log -l info tool-log not taken 2>&1", &self->out))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "user.tool-log: 1 event, 0 stored"))
+		TH_LOG("%s", self->out);
+	free(self->out);
+	ASSERT_EQ(0, run("printf 'one\\ntwo words\\n' | " TOOL
+			 " log -l warning -k 0x4 -i 5 -e line tool-log 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "user.tool-log: 2 events, 2 stored"))
+		TH_LOG("%s", self->out);
+	free(self->out);
+	ASSERT_EQ(0, run(TOOL " stop -s " SESSION " 2>&1 && " TOOL " extract -s "
+			 SESSION " -o /tmp/log.ketw 2>&1 && " TOOL
+			 " report /tmp/log.ketw 2>&1", &self->out))
+		TH_LOG("%s", self->out);
+	EXPECT_EQ(1, count(self->out, "EVENT_DESC user.tool-log id=5 line"))
+		TH_LOG("%s", self->out);
+	EXPECT_EQ(2, count(self->out, "provider=user.tool-log type=INFO level=WARNING ver=0 id=5 event=line kw=0x4 "))
+		TH_LOG("%s", self->out);
+	EXPECT_EQ(1, count(self->out, "    text=\"one\"\n"));
+	EXPECT_EQ(1, count(self->out, "    text=\"two words\"\n"));
+	EXPECT_EQ(0, count(self->out, "not taken"));
+	free(self->out);
+	/* Usage errors. */
+	EXPECT_EQ(2, run(TOOL " log 2>&1", &self->out));
+	free(self->out);
+	EXPECT_EQ(2, run(TOOL " log -e 'a b' x y 2>&1", &self->out));
+}
+
 /* Errors name the problem and use the documented exit codes. */
 TEST_F(tool, errors_and_exit_codes)
 {

@@ -58,6 +58,7 @@ int cmd_disable(int argc, char **argv);
 /* cmd_enable.c: enable (@disable false) and disable share their code. */
 int cli_enable_or_disable(int argc, char **argv, bool disable);
 int cmd_rundown(int argc, char **argv);
+int cmd_log(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* ---- messages.c ---- */

@@ -271,9 +271,17 @@ int cmd_list(int argc, char **argv)
 			continue;
 		p[n].info = infos[i];
 		if (infos[i].nr_events) {
+			/*
+			 * By GUID, which names a kernel provider: a user
+			 * provider (which may share a kernel provider's
+			 * GUID) by its name, unique in both namespaces.
+			 */
 			memset(&ref, 0, sizeof(ref));
-			memcpy(ref.guid, infos[i].provider_guid,
-			       KETW_GUID_SIZE);
+			if (infos[i].flags & KETW_PROVIDER_USER)
+				memcpy(ref.name, infos[i].name, KETW_NAME_MAX);
+			else
+				memcpy(ref.guid, infos[i].provider_guid,
+				       KETW_GUID_SIZE);
 			e = ketw_provider_events_get(fd, &ref, &p[n].events,
 						     &p[n].nr_events);
 			if (e == -ENOENT)

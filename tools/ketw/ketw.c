@@ -22,6 +22,7 @@ const struct cli_cmd cli_cmds[] = {
 	{ "enable",  cmd_enable,  "enable providers in a session, or change their filters" },
 	{ "disable", cmd_disable, "remove providers from a session" },
 	{ "rundown", cmd_rundown, "log the providers, event layouts and tasks into a session" },
+	{ "log",     cmd_log,     "log text events as a user-space provider" },
 	{ "reset",   cmd_reset,   "remove a session and its buffers" },
 	{ "help",    cmd_help,    "print help on ketw or a command" },
 	{ NULL, NULL, NULL },

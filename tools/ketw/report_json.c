@@ -105,8 +105,7 @@ void cli_report_json_record(const struct ketw_record *rec,
 	struct cli_json j;
 
 	if (!sys)
-		ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
-					 h->version);
+		ev = ketw_registry_record_event(reg, h);
 	pname = ketw_registry_record_provider(reg, h);
 	if (!pname && sys && ketw_guid_is_zero(h->provider_guid))
 		pname = KETW_SYSTEM_PROVIDER_NAME;

@@ -134,6 +134,30 @@ static const struct {
 "payload layout) and a TASK record per thread, as after 'ketw start'\n"
 "(unless --no-rundown). 'ketw report' decodes payloads with them.\n" },
 
+	{ "log",
+"usage: ketw log [-g GUID] [-i ID] [-l LEVEL] [-k KEYWORD] [-e EVENT]\n"
+"                PROVIDER [MESSAGE...]\n"
+"\n"
+"Log text events as user-space provider PROVIDER, listed as\n"
+"\"user.PROVIDER\", through /dev/ketw_user (root, or the group of ketw's\n"
+"user_gid parameter): MESSAGE, its words joined by blanks, as one event;\n"
+"without MESSAGE each line of standard input. The provider is registered\n"
+"(with libketw's provider API) for the time of the command, with one\n"
+"event whose payload is a string field \"text\": running sessions that\n"
+"take it log its rundown, so 'ketw report' decodes the text. Events no\n"
+"session takes cost no system call. Prints the events and how many\n"
+"times sessions stored them.\n"
+"\n"
+"  -g GUID       the provider's GUID (default: one derived from PROVIDER)\n"
+"  -i ID         the event id (default 1)\n"
+"  -l LEVEL      its level, as for 'ketw start -l' (default info)\n"
+"  -k KEYWORD    its keyword bits (default 0, which every filter takes)\n"
+"  -e EVENT      its name (default \"message\")\n"
+"\n"
+"Environment: KETW_USER_DEVICE names the node (default /dev/ketw_user).\n"
+"Example:\n"
+"  dmesg | ketw log -l verbose -k 0x4 boot-log\n" },
+
 	{ "stop",
 "usage: ketw stop [-s NAME]\n"
 "\n"

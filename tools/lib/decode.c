@@ -209,6 +209,7 @@ static int ketw_rundown_line(const struct ketw_record *rec,
 	struct ketw_fmt f = { buf, len, 0 };
 	char guid[KETW_GUID_STR_LEN], name[KETW_NAME_MAX + 1];
 	char flags[64];
+	struct ketw_event_header eh = { 0 };
 	struct ketw_sys_provider p;
 	struct ketw_event_info ev;
 	struct ketw_sys_task task;
@@ -236,7 +237,12 @@ static int ketw_rundown_line(const struct ketw_record *rec,
 		if (rec->data_len < sizeof(ev))
 			break;
 		memcpy(&ev, rec->data, sizeof(ev));
-		pname = ketw_registry_provider_name(reg, ev.provider_guid);
+		/* The provider of the descriptor's own namespace first. */
+		eh.flags = ev.flags & KETW_PROVIDER_USER ? KETW_RECORD_USER : 0;
+		memcpy(eh.provider_guid, ev.provider_guid, KETW_GUID_SIZE);
+		pname = ketw_registry_record_provider(reg, &eh);
+		if (!pname)
+			pname = ketw_registry_provider_name(reg, ev.provider_guid);
 		ketw_fmt(&f, " %s id=%u %s ver=%u fields=%u",
 			 pname ? pname : ketw_guid_format(ev.provider_guid, guid),
 			 ev.id, ketw_fixed(ev.name, sizeof(ev.name), name),
@@ -270,8 +276,7 @@ int ketw_record_format_named(const struct ketw_record *rec,
 	if (ketw_record_is_rundown(rec))
 		return ketw_rundown_line(rec, reg, buf, len);
 	if (!(h->flags & KETW_RECORD_SYSTEM))
-		ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
-					 h->version);
+		ev = ketw_registry_record_event(reg, h);
 	pname = ketw_registry_record_provider(reg, h);
 	if (!pname && (h->flags & KETW_RECORD_SYSTEM) &&
 	    ketw_guid_is_zero(h->provider_guid))
@@ -289,8 +294,7 @@ int ketw_record_payload_format(const struct ketw_record *rec,
 
 	if (h->flags & KETW_RECORD_SYSTEM)
 		return -ENOENT;
-	ev = ketw_registry_event(reg, h->provider_guid, h->event_id,
-				 h->version);
+	ev = ketw_registry_record_event(reg, h);
 	if (!ev)
 		return -ENOENT;
 	return ketw_payload_format(ev, rec->data, rec->data_len, swapped,

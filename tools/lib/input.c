@@ -184,7 +184,7 @@ static void ketw_swap_sys_provider_payload(uint32_t id, unsigned char *data,
 		ev.version = bswap_16(ev.version);
 		ev.keyword = bswap_64(ev.keyword);
 		ev.nr_fields = bswap_32(ev.nr_fields);
-		ev.reserved = bswap_32(ev.reserved);
+		ev.flags = bswap_32(ev.flags);
 		for (i = 0; i < KETW_MAX_FIELDS; i++) {
 			ev.fields[i].type = bswap_16(ev.fields[i].type);
 			ev.fields[i].offset = bswap_16(ev.fields[i].offset);

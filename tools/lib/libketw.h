@@ -17,6 +17,8 @@
  *   decoding by the rundown ketw_registry_*(), ketw_payload_format(),
  *                           ketw_record_format_named()
  *   parsing arguments       ketw_parse_*()
+ *   user-space providers    ketw_provider_register(), ketw_enabled(),
+ *                           ketw_write() (ketw_provider.h, included here)
  *
  * Unless stated otherwise, functions return 0 or a negative errno.
  */
@@ -31,6 +33,7 @@
 
 #include <linux/ketw.h>
 #include "ketw_file.h"
+#include "ketw_provider.h"
 
 /* ---- device and session control ---------------------------------- */
 
@@ -518,11 +521,24 @@ const char *ketw_registry_provider_name(const struct ketw_registry *reg,
  */
 const char *ketw_registry_record_provider(const struct ketw_registry *reg,
 					  const struct ketw_event_header *h);
-/* The descriptor of exactly this GUID, id and version, or NULL. */
+/*
+ * The descriptor of exactly this GUID, id and version, or NULL: a kernel
+ * provider's, else a user provider's. Descriptors are kept apart by
+ * namespace (their flags' KETW_PROVIDER_USER).
+ */
 const struct ketw_event_info *
 ketw_registry_event(const struct ketw_registry *reg,
 		    const uint8_t guid[KETW_GUID_SIZE], uint32_t id,
 		    uint16_t version);
+/*
+ * The descriptor that decodes record @h: of its provider's namespace
+ * (KETW_RECORD_USER); for a user record, failing that, a kernel one (a
+ * trace from before descriptors carried their namespace). A user
+ * provider's descriptor never decodes a kernel provider's record.
+ */
+const struct ketw_event_info *
+ketw_registry_record_event(const struct ketw_registry *reg,
+			   const struct ketw_event_header *h);
 
 /* Is @rec a rundown record (PROVIDER, EVENT_DESC, TASK)? */
 bool ketw_record_is_rundown(const struct ketw_record *rec);

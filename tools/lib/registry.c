@@ -116,11 +116,19 @@ int ketw_registry_add_provider(struct ketw_registry *reg,
 	return 0;
 }
 
+/*
+ * Descriptors too are keyed by namespace (KETW_PROVIDER_USER in their
+ * flags): a user provider's must never decode a kernel provider's
+ * events, whatever GUID it took.
+ */
 static int ketw_event_cmp(const struct ketw_event_info *e, const uint8_t *guid,
-			  uint32_t id, uint16_t version)
+			  bool user, uint32_t id, uint16_t version)
 {
 	int c = memcmp(e->provider_guid, guid, KETW_GUID_SIZE);
 
+	if (c)
+		return c;
+	c = (int)!!(e->flags & KETW_PROVIDER_USER) - (int)user;
 	if (c)
 		return c;
 	if (e->id != id)
@@ -131,14 +139,15 @@ static int ketw_event_cmp(const struct ketw_event_info *e, const uint8_t *guid,
 }
 
 static unsigned int ketw_event_pos(const struct ketw_registry *reg,
-				   const uint8_t *guid, uint32_t id,
+				   const uint8_t *guid, bool user, uint32_t id,
 				   uint16_t version)
 {
 	unsigned int lo = 0, hi = reg->nr_events, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (ketw_event_cmp(&reg->events[mid], guid, id, version) < 0)
+		if (ketw_event_cmp(&reg->events[mid], guid, user, id,
+				   version) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -149,12 +158,13 @@ static unsigned int ketw_event_pos(const struct ketw_registry *reg,
 int ketw_registry_add_event(struct ketw_registry *reg,
 			    const struct ketw_event_info *ev)
 {
-	unsigned int i = ketw_event_pos(reg, ev->provider_guid, ev->id,
+	bool user = ev->flags & KETW_PROVIDER_USER;
+	unsigned int i = ketw_event_pos(reg, ev->provider_guid, user, ev->id,
 					ev->version), k;
 	struct ketw_event_info *dst;
 
 	if (i == reg->nr_events ||
-	    ketw_event_cmp(&reg->events[i], ev->provider_guid, ev->id,
+	    ketw_event_cmp(&reg->events[i], ev->provider_guid, user, ev->id,
 			   ev->version)) {
 		if (ketw_grow((void **)&reg->events, reg->nr_events,
 			      &reg->cap_events, sizeof(*reg->events)))
@@ -165,6 +175,7 @@ int ketw_registry_add_event(struct ketw_registry *reg,
 	}
 	dst = &reg->events[i];
 	*dst = *ev;
+	dst->flags &= KETW_PROVIDER_USER;	/* the key; nothing else */
 	/* Names become strings; the field count stays within the array. */
 	dst->name[KETW_NAME_MAX - 1] = '\0';
 	if (dst->nr_fields > KETW_MAX_FIELDS)
@@ -241,18 +252,44 @@ const char *ketw_registry_record_provider(const struct ketw_registry *reg,
 				     h->flags & KETW_RECORD_USER);
 }
 
-const struct ketw_event_info *
-ketw_registry_event(const struct ketw_registry *reg,
-		    const uint8_t guid[KETW_GUID_SIZE], uint32_t id,
-		    uint16_t version)
+static const struct ketw_event_info *
+ketw_registry_event_in(const struct ketw_registry *reg, const uint8_t *guid,
+		       bool user, uint32_t id, uint16_t version)
 {
 	unsigned int i;
 
 	if (!reg)
 		return NULL;
-	i = ketw_event_pos(reg, guid, id, version);
+	i = ketw_event_pos(reg, guid, user, id, version);
 	if (i == reg->nr_events ||
-	    ketw_event_cmp(&reg->events[i], guid, id, version))
+	    ketw_event_cmp(&reg->events[i], guid, user, id, version))
 		return NULL;
 	return &reg->events[i];
+}
+
+const struct ketw_event_info *
+ketw_registry_event(const struct ketw_registry *reg,
+		    const uint8_t guid[KETW_GUID_SIZE], uint32_t id,
+		    uint16_t version)
+{
+	const struct ketw_event_info *ev;
+
+	ev = ketw_registry_event_in(reg, guid, false, id, version);
+	return ev ? ev : ketw_registry_event_in(reg, guid, true, id, version);
+}
+
+const struct ketw_event_info *
+ketw_registry_record_event(const struct ketw_registry *reg,
+			   const struct ketw_event_header *h)
+{
+	const struct ketw_event_info *ev;
+
+	if (!(h->flags & KETW_RECORD_USER))
+		return ketw_registry_event_in(reg, h->provider_guid, false,
+					      h->event_id, h->version);
+	ev = ketw_registry_event_in(reg, h->provider_guid, true, h->event_id,
+				    h->version);
+	/* Traces from before descriptors carried their namespace. */
+	return ev ? ev : ketw_registry_event_in(reg, h->provider_guid, false,
+						h->event_id, h->version);
 }

@@ -192,6 +192,56 @@ TEST(registry_lookup)
 	ketw_registry_free(NULL);
 }
 
+/*
+ * A user provider with a kernel provider's GUID: its descriptors (flags
+ * KETW_PROVIDER_USER) decode its own records only, never the kernel's.
+ */
+TEST(registry_user_descriptors_apart)
+{
+	struct ketw_registry *reg = ketw_registry_new();
+	struct ketw_event_header h = { .event_id = 1, .version = 2 };
+	struct ketw_event_info ev;
+	const struct ketw_event_info *got;
+
+	ASSERT(reg != NULL);
+	memcpy(h.provider_guid, test_guid, KETW_GUID_SIZE);
+	tick_info(&ev);			/* id 1, version 2 */
+	ev.flags = KETW_PROVIDER_USER;
+	strcpy(ev.name, "forged");
+	CHECK_EQ(ketw_registry_add_event(reg, &ev), 0);
+	/* Only the user's: a kernel record finds nothing. */
+	CHECK(ketw_registry_record_event(reg, &h) == NULL);
+	h.flags = KETW_RECORD_USER;
+	got = ketw_registry_record_event(reg, &h);
+	CHECK(got != NULL && !strcmp(got->name, "forged"));
+	/* The kernel's too: each namespace its own, whatever came last. */
+	tick_info(&ev);
+	CHECK_EQ(ketw_registry_add_event(reg, &ev), 0);
+	ev.flags = KETW_PROVIDER_USER;
+	strcpy(ev.name, "forged-again");
+	CHECK_EQ(ketw_registry_add_event(reg, &ev), 0);
+	CHECK_EQ(ketw_registry_nr_events(reg), 2);
+	h.flags = 0;
+	got = ketw_registry_record_event(reg, &h);
+	CHECK(got != NULL && !strcmp(got->name, "tick"));
+	got = ketw_registry_event(reg, test_guid, 1, 2);
+	CHECK(got != NULL && !strcmp(got->name, "tick"));
+	h.flags = KETW_RECORD_USER;
+	got = ketw_registry_record_event(reg, &h);
+	CHECK(got != NULL && !strcmp(got->name, "forged-again"));
+	CHECK_EQ(got->flags, KETW_PROVIDER_USER);
+	ketw_registry_free(reg);
+
+	/* An older trace: a user record decodes by a descriptor without flags. */
+	reg = ketw_registry_new();
+	ASSERT(reg != NULL);
+	tick_info(&ev);
+	CHECK_EQ(ketw_registry_add_event(reg, &ev), 0);
+	got = ketw_registry_record_event(reg, &h);
+	CHECK(got != NULL && !strcmp(got->name, "tick"));
+	ketw_registry_free(reg);
+}
+
 TEST(registry_from_records)
 {
 	static _Alignas(8) unsigned char buf[2048];

@@ -386,7 +386,7 @@ static const struct fld event_info_f[] = {
 	FLD(struct ketw_event_info, version),
 	FLD(struct ketw_event_info, keyword),
 	FLD(struct ketw_event_info, nr_fields),
-	FLD(struct ketw_event_info, reserved),
+	FLD(struct ketw_event_info, flags),
 };
 
 static const struct fld field_info_f[] = {

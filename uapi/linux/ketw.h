@@ -238,7 +238,10 @@ struct ketw_field_info {
  * @keyword:       keyword bits.
  * @name:          NUL-terminated.
  * @nr_fields:     entries used in @fields.
- * @reserved:      0.
+ * @flags:         its provider's KETW_PROVIDER_* flags: KETW_PROVIDER_USER
+ *                 says that @provider_guid names a user provider (which
+ *                 may carry a kernel provider's GUID); 0 in
+ *                 KETW_IOC_USER_REGISTER's descriptors.
  * @fields:        the payload layout.
  */
 struct ketw_event_info {
@@ -250,7 +253,7 @@ struct ketw_event_info {
 	__u64 keyword;
 	char  name[KETW_NAME_MAX];
 	__u32 nr_fields;
-	__u32 reserved;
+	__u32 flags;
 	struct ketw_field_info fields[KETW_MAX_FIELDS];
 };
 
@@ -348,18 +351,76 @@ struct ketw_enable {
  * @flags:  0.
  * @guid:   not all zero.
  * @name:   1 to KETW_NAME_MAX - 1 characters.
+ * @events: user address of an array of @nr_events struct ketw_event_info,
+ *          the provider's event descriptors (VER1; 0 with @nr_events 0).
+ * @nr_events: at most KETW_USER_MAX_EVENTS (E2BIG above).
+ * @reserved: 0.
  *
  * The provider belongs to the file it was registered on, one per file,
  * and goes away when that file is closed.
+ *
+ * The kernel copies @events: KETW_IOC_EVENTS lists them (name the
+ * provider by its name) and rundowns log them, as a kernel provider's.
+ * In each entry @provider_guid is all zero or the provider's GUID; @name
+ * (of the event and of each field) is 1 to its size - 1 printable ASCII
+ * characters, no blank; @level is at most KETW_LEVEL_VERBOSE; @id is
+ * unique; @nr_fields is at most KETW_MAX_FIELDS, and each field has a
+ * KETW_FIELD_* type, the type's size (any for STRING and BINARY) and
+ * lies within KETW_MAX_DATA_SIZE; @flags, reserved words and unused
+ * fields are zero. Anything else is EINVAL.
  */
 struct ketw_user_provider {
 	__u32 size;
 	__u32 flags;
 	__u8  guid[KETW_GUID_SIZE];
 	char  name[KETW_NAME_MAX];
+	__u64 events;
+	__u32 nr_events;
+	__u32 reserved;
 };
 
 #define KETW_USER_PROVIDER_SIZE_VER0	56
+#define KETW_USER_PROVIDER_SIZE_VER1	72
+
+#define KETW_USER_MAX_EVENTS	256	/* descriptors of one user provider */
+
+/*
+ * The enable page. mmap() of one page at offset 0, read-only and shared,
+ * on a /dev/ketw_user file with a registered provider maps a struct
+ * ketw_user_enable_page the kernel rewrites whenever the sessions that
+ * take that provider change (a writable or larger mapping, or one
+ * before USER_REGISTER, fails with EPERM, EINVAL and ENODEV). A disabled
+ * call site costs a load and a test, with no system call:
+ *
+ *	if ((page->levels >> level) & 1 &&
+ *	    (!keyword || keyword & page->keyword_any))
+ *		ioctl(fd, KETW_IOC_USER_WRITE, &ev);
+ *
+ * The summary errs one way only: when it says no, no session takes the
+ * event; when it says yes, one may (USER_WRITE applies each session's
+ * exact filter, match_all and event sets included).
+ */
+#define KETW_USER_PAGE_VERSION	1
+
+/**
+ * struct ketw_user_enable_page - what the sessions taking a provider take
+ * @version:     KETW_USER_PAGE_VERSION.
+ * @seq:         incremented on every update.
+ * @levels:      bit L set: some session takes events of level L (bit 0:
+ *               level 0, which every session takes); 0 while no running
+ *               session takes the provider.
+ * @nr_sessions: running sessions that take the provider.
+ * @keyword_any: the union of their match_any masks, all ones if one has
+ *               none (or the ftrace event ketw:ketw_event is on). An event
+ *               with keyword 0 passes every keyword filter.
+ */
+struct ketw_user_enable_page {
+	__u32 version;
+	__u32 seq;
+	__u32 levels;
+	__u32 nr_sessions;
+	__u64 keyword_any;
+};
 
 /**
  * struct ketw_user_event - log an event through this file's user provider

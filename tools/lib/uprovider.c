@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libketw: user-space providers (ketw_provider.h). Registering one opens
+ * /dev/ketw_user, hands the kernel its descriptors (KETW_IOC_USER_REGISTER)
+ * and maps the file's enable page; writing one is KETW_IOC_USER_WRITE.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ketw_provider.h"
+
+const struct ketw_user_enable_page ketw_provider_off = {
+	.version = KETW_USER_PAGE_VERSION,
+};
+
+/* Copy a name into a fixed field; -EINVAL if it does not fit. */
+static int ketw_name_put(char *dst, size_t size, const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	if (n >= size)
+		return -EINVAL;
+	memcpy(dst, name, n);
+	return 0;
+}
+
+/* @prov's descriptors as the kernel takes them; *out NULL if none. */
+static int ketw_provider_infos(const struct ketw_provider *prov,
+			       struct ketw_event_info **out)
+{
+	struct ketw_event_info *ei;
+	uint32_t i, j;
+
+	*out = NULL;
+	if (!prov->nr_events)
+		return 0;
+	if (!prov->events)
+		return -EINVAL;
+	if (prov->nr_events > KETW_USER_MAX_EVENTS)
+		return -E2BIG;
+	ei = calloc(prov->nr_events, sizeof(*ei));
+	if (!ei)
+		return -ENOMEM;
+	for (i = 0; i < prov->nr_events; i++) {
+		const struct ketw_event_descriptor *d = &prov->events[i];
+
+		if (d->nr_fields > KETW_MAX_FIELDS ||
+		    (d->nr_fields && !d->fields) ||
+		    ketw_name_put(ei[i].name, sizeof(ei[i].name), d->name))
+			goto inval;
+		ei[i].id = d->id;
+		ei[i].type = d->type;
+		ei[i].level = d->level;
+		ei[i].version = d->version;
+		ei[i].keyword = d->keyword;
+		ei[i].nr_fields = d->nr_fields;
+		for (j = 0; j < d->nr_fields; j++) {
+			const struct ketw_field *f = &d->fields[j];
+			struct ketw_field_info *fi = &ei[i].fields[j];
+
+			if (ketw_name_put(fi->name, sizeof(fi->name), f->name))
+				goto inval;
+			fi->type = f->type;
+			fi->offset = f->offset;
+			fi->size = f->size;
+		}
+	}
+	*out = ei;
+	return 0;
+inval:
+	free(ei);
+	return -EINVAL;
+}
+
+/* Registered: its page is a mapped enable page, not the static one. */
+static bool ketw_provider_registered(const struct ketw_provider *prov)
+{
+	return prov->page && prov->page != &ketw_provider_off;
+}
+
+int ketw_provider_register_at(struct ketw_provider *prov, const char *path)
+{
+	struct ketw_user_provider up;
+	struct ketw_event_info *ei;
+	void *page;
+	int fd, err;
+
+	if (ketw_provider_registered(prov))
+		return -EBUSY;
+	/* A provider left zeroed is not registered, nor ever enabled. */
+	prov->page = &ketw_provider_off;
+	prov->fd = -1;
+	memset(&up, 0, sizeof(up));
+	up.size = sizeof(up);
+	memcpy(up.guid, prov->guid, KETW_GUID_SIZE);
+	err = ketw_name_put(up.name, sizeof(up.name), prov->name);
+	if (err)
+		return err;
+	err = ketw_provider_infos(prov, &ei);
+	if (err)
+		return err;
+	up.events = (uintptr_t)ei;
+	up.nr_events = ei ? prov->nr_events : 0;
+
+	fd = open(path ? path : KETW_USER_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (ioctl(fd, KETW_IOC_USER_REGISTER, &up)) {
+		err = -errno;
+		goto out_close;
+	}
+	page = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	if (page == MAP_FAILED) {
+		err = -errno;
+		goto out_close;
+	}
+	prov->fd = fd;
+	__atomic_store_n(&prov->page, page, __ATOMIC_RELEASE);
+	free(ei);
+	return 0;
+
+out_close:
+	close(fd);
+out:
+	free(ei);
+	return err;
+}
+
+int ketw_provider_register(struct ketw_provider *prov)
+{
+	return ketw_provider_register_at(prov, NULL);
+}
+
+void ketw_provider_unregister(struct ketw_provider *prov)
+{
+	const struct ketw_user_enable_page *page = prov->page;
+
+	if (!ketw_provider_registered(prov)) {
+		prov->page = &ketw_provider_off;
+		prov->fd = -1;
+		return;
+	}
+	__atomic_store_n(&prov->page, &ketw_provider_off, __ATOMIC_RELEASE);
+	munmap((void *)page, sysconf(_SC_PAGESIZE));
+	close(prov->fd);
+	prov->fd = -1;
+}
+
+int __ketw_write(const struct ketw_provider *prov,
+		 const struct ketw_event_descriptor *desc,
+		 const void *data, size_t len)
+{
+	struct ketw_user_event ue;
+	int ret;
+
+	if (len > KETW_MAX_DATA_SIZE)
+		return -EINVAL;
+	memset(&ue, 0, sizeof(ue));
+	ue.size = sizeof(ue);
+	ue.id = desc->id;
+	ue.type = desc->type;
+	ue.level = desc->level;
+	ue.version = desc->version;
+	ue.keyword = desc->keyword;
+	ue.data = (uintptr_t)data;
+	ue.len = len;
+	ret = ioctl(prov->fd, KETW_IOC_USER_WRITE, &ue);
+	return ret < 0 ? -errno : ret;
+}
