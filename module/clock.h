@@ -53,17 +53,22 @@ static __always_inline u64 ketw_clock_mono(void)
 {
 #ifdef CONFIG_X86
 	struct ketw_clock *c = &ketw_clock_mono_data;
-	const struct ketw_clock_base *b;
+	struct ketw_clock_base b;
 	unsigned int seq;
 	u64 ns, delta;
 
 	do {
 		seq = raw_read_seqcount_latch(&c->seq);
-		b = &c->base[seq & 1];
-		if (unlikely(!b->mult))
+		/*
+		 * The latch's read side races with ketw_clock_set() by
+		 * design: a copy rewritten meanwhile fails the retry below,
+		 * so the race is intended (data_race(), for KCSAN).
+		 */
+		b = data_race(c->base[seq & 1]);
+		if (unlikely(!b.mult))
 			return ktime_get_mono_fast_ns();
-		delta = rdtsc_ordered() - b->cycle_last;
-		ns = b->base_ns + ((delta * b->mult + b->xtime_nsec) >> b->shift);
+		delta = rdtsc_ordered() - b.cycle_last;
+		ns = b.base_ns + ((delta * b.mult + b.xtime_nsec) >> b.shift);
 	} while (unlikely(read_seqcount_latch_retry(&c->seq, seq)));
 	return ns;
 #else

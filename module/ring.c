@@ -935,6 +935,15 @@ static __always_inline bool rb_span_ok(struct rb_cpu *cb, u32 c, u32 p,
 		size >= KETW_EVENT_HEADER_SIZE);
 }
 
+/*
+ * A copy of records that a LOOP writer may be overwriting at the same
+ * time. The copy is checked afterwards (the claim of oldest, or oldest
+ * read again), and dropped if a writer took the records: the race is by
+ * design, and KCSAN is told so. Under the other policies writers never
+ * touch what a reader has not released, and the copy stays checked.
+ */
+#define rb_copy_racy(loop, expr)	((loop) ? data_race(expr) : (expr))
+
 /**
  * ketw_ring_read_cpu() - copy whole committed records of one CPU to user
  * @ring: the ring.
@@ -983,7 +992,8 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 					ret = -EMSGSIZE;
 				break;
 			}
-			if (copy_to_user(buf + copied, h, span)) {
+			if (rb_copy_racy(loop, copy_to_user(buf + copied, h,
+							    span))) {
 				if (!copied)
 					ret = -EFAULT;
 				break;
@@ -1071,7 +1081,7 @@ ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
 		if (!(flags & KETW_RECORD_PADDING)) {
 			if (span > len)
 				return -EMSGSIZE;
-			memcpy(buf, h, span);
+			rb_copy_racy(loop, memcpy(buf, h, span));
 			*pos = c;
 			return span;
 		}
@@ -1151,10 +1161,13 @@ static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
 	n = to - from;
 	first = min(n, size - (from & cb->mask));
 	if (kbuf) {
-		memcpy(kbuf, cb->data + (from & cb->mask), first);
-		memcpy(kbuf + first, cb->data, n - first);
-	} else if (copy_to_user(ubuf, cb->data + (from & cb->mask), first) ||
-		   copy_to_user(ubuf + first, cb->data, n - first)) {
+		rb_copy_racy(loop, memcpy(kbuf, cb->data + (from & cb->mask),
+					  first));
+		rb_copy_racy(loop, memcpy(kbuf + first, cb->data, n - first));
+	} else if (rb_copy_racy(loop, copy_to_user(ubuf, cb->data +
+						   (from & cb->mask), first)) ||
+		   rb_copy_racy(loop, copy_to_user(ubuf + first, cb->data,
+						   n - first))) {
 		return -EFAULT;
 	}
 	*dropped = 0;

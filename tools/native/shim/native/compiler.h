@@ -42,6 +42,8 @@ typedef unsigned int gfp_t;
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define barrier()	__asm__ __volatile__("" ::: "memory")
+/* An access racy by design (the kernel's tells KCSAN); plain here. */
+#define data_race(expr)	({ expr; })
 
 /* The kernel's static_assert(): the message is optional. */
 #undef static_assert
