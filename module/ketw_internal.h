@@ -220,7 +220,7 @@ int ketw_user_write(struct ketw_provider *prov,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len);
 
-/* fs.c */
+/* fs.c (fs_ctl.c, fs_trace.c: fs.h) */
 int ketwfs_init(void);
 void ketwfs_exit(void);
 
