@@ -169,7 +169,7 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 		for_each_possible_cpu(cpu) {
 			if (ki->kind == KFS_CPU_STATS && cpu != ki->cpu)
 				continue;
-			ketw_ring_stats_cpu(s->ring, cpu, &cs);
+			ketw_session_stats_cpu(s, cpu, &cs);
 			sum.written += cs.written;
 			sum.lost_full += cs.lost_full;
 			sum.overwritten += cs.overwritten;

@@ -324,13 +324,14 @@ static int ketwfs_trace_snapshot(struct ketwfs_trace *t, struct ketw_session *s)
 		return -ENOMEM;
 	}
 	/* No read() or trace_pipe consumes while we copy. */
-	if (mutex_lock_interruptible(&s->read_mutex)) {
+	err = ketw_session_read_lock(s);
+	if (err) {
 		kvfree(bounce);
-		return -ERESTARTSYS;
+		return err;
 	}
 	for_each_possible_cpu(cpu) {
-		err = ketw_ring_snapshot_cpu_kernel(s->ring, cpu, bounce, size,
-						    &copied, &dropped);
+		err = ketw_session_snapshot_cpu(s, cpu, bounce, size, &copied,
+						&dropped);
 		if (err || !copied)
 			continue;
 		/* Keep what is there, not a whole buffer per CPU. */
@@ -342,7 +343,7 @@ static int ketwfs_trace_snapshot(struct ketwfs_trace *t, struct ketw_session *s)
 		memcpy(t->cpus[cpu].buf, bounce, copied);
 		t->cpus[cpu].len = copied;
 	}
-	mutex_unlock(&s->read_mutex);
+	ketw_session_read_unlock(s);
 	kvfree(bounce);
 	return err;
 }
@@ -506,8 +507,8 @@ static int ketwfs_pipe_peek(struct ketwfs_pipe *p, int cpu)
 			if (!hd->rec)
 				return -ENOMEM;
 		}
-		n = ketw_ring_peek_cpu(p->s->ring, cpu, hd->rec, hd->cap,
-				       &hd->pos);
+		n = ketw_session_peek_cpu(p->s, cpu, hd->rec, hd->cap,
+					  &hd->pos);
 		if (n == -EMSGSIZE && hd->cap < KETWFS_RECORD_MAX) {
 			/* A system record larger than max_data_size. */
 			kvfree(hd->rec);
@@ -545,8 +546,9 @@ static int ketwfs_pipe_next(struct ketwfs_pipe *p)
 	int cpu, best_cpu = -1, ret;
 	size_t need;
 
-	if (mutex_lock_interruptible(&s->read_mutex))
-		return -ERESTARTSYS;
+	ret = ketw_session_read_lock(s);
+	if (ret)
+		return ret;
 	for (;;) {
 		/* Writers (or a scribbled meta page) may keep us looking. */
 		if (signal_pending(current)) {
@@ -576,12 +578,12 @@ static int ketwfs_pipe_next(struct ketwfs_pipe *p)
 		 * Fails if a LOOP writer took it meanwhile: look again. A
 		 * record that is not one is consumed and dropped.
 		 */
-		if (ketw_ring_consume_cpu(s->ring, best_cpu, best->pos,
-					  best->span) &&
+		if (ketw_session_consume_cpu(s, best_cpu, best->pos,
+					     best->span) &&
 		    ketwfs_record_ok(best->rec, best->span))
 			break;
 	}
-	mutex_unlock(&s->read_mutex);
+	ketw_session_read_unlock(s);
 
 	/* The copy is ours now; the head is refilled by the next call. */
 	need = ketwfs_line_max(((struct ketw_event_header *)best->rec)->size);
@@ -598,7 +600,7 @@ static int ketwfs_pipe_next(struct ketwfs_pipe *p)
 	p->text_off = 0;
 	return 1;
 out:
-	mutex_unlock(&s->read_mutex);
+	ketw_session_read_unlock(s);
 	return ret;
 }
 
@@ -607,19 +609,10 @@ out:
  * returns 0, once) when the session is stopped and drained after they
  * returned records: "cat trace_pipe" ends with the run it showed, and on
  * a session stopped and drained already it waits for the next run.
- * Under ketw_mutex, the state is seen after the STOP record the stopper
- * logged under it: a reader that finds nothing, then sees the session
- * stopped, looks once more and then knows it has everything.
+ * ketw_session_stopped() sees the state after the STOP record the stopper
+ * logged: a reader that finds nothing, then sees the session stopped,
+ * looks once more and then knows it has everything.
  */
-static bool ketwfs_stopped(struct ketw_session *s)
-{
-	bool stopped;
-
-	mutex_lock(&ketw_mutex);
-	stopped = s->state == KETW_STATE_SUSPENDED;
-	mutex_unlock(&ketw_mutex);
-	return stopped;
-}
 
 static ssize_t ketwfs_pipe_read(struct file *file, char __user *ubuf,
 				size_t count, loff_t *ppos)
@@ -636,7 +629,7 @@ static ssize_t ketwfs_pipe_read(struct file *file, char __user *ubuf,
 	if (mutex_lock_interruptible(&p->lock))
 		return -ERESTARTSYS;
 	/* An mmap consumer owns the positions while it maps a data area. */
-	err = ketw_ring_read_begin(s->ring);
+	err = ketw_session_read_begin(s);
 	if (err) {
 		mutex_unlock(&p->lock);
 		return err;
@@ -666,20 +659,20 @@ static ssize_t ketwfs_pipe_read(struct file *file, char __user *ubuf,
 			ret = err;
 			break;
 		}
-		stopped = p->returned && ketwfs_stopped(s);
+		stopped = p->returned && ketw_session_stopped(s);
 		if (stopped)
 			continue;	/* once more, then the end */
 		if (file->f_flags & O_NONBLOCK) {
 			ret = -EAGAIN;
 			break;
 		}
-		err = ketw_ring_wait(s->ring, KETW_WAIT_ANY, HZ / 10);
+		err = ketw_session_wait_records(s, -1);
 		if (err) {
 			ret = err;
 			break;
 		}
 	}
-	ketw_ring_read_end(s->ring);
+	ketw_session_read_end(s);
 	mutex_unlock(&p->lock);
 	return copied ? copied : ret;
 }
@@ -693,7 +686,7 @@ static bool ketwfs_pipe_pending(struct ketwfs_pipe *p)
 	for_each_possible_cpu(cpu)
 		if (READ_ONCE(p->heads[cpu].have))
 			return true;
-	return !ketw_ring_empty(p->s->ring);
+	return !ketw_session_empty(p->s, -1);
 }
 
 static __poll_t ketwfs_pipe_poll(struct file *file,
@@ -701,7 +694,7 @@ static __poll_t ketwfs_pipe_poll(struct file *file,
 {
 	struct ketwfs_pipe *p = file->private_data;
 
-	ketw_ring_poll_wait_any(p->s->ring, file, pt);
+	ketw_session_poll_wait(p->s, file, pt);
 	if (ketwfs_pipe_pending(p))
 		return EPOLLIN | EPOLLRDNORM;
 	return READ_ONCE(p->returned) &&
@@ -729,15 +722,16 @@ static ssize_t ketwfs_raw_read(struct file *file, char __user *ubuf,
 
 	if (!count)
 		return 0;
-	err = ketw_ring_read_begin(s->ring);
+	err = ketw_session_read_begin(s);
 	if (err)
 		return err;
-	if (mutex_lock_interruptible(&s->read_mutex)) {
-		ketw_ring_read_end(s->ring);
-		return -ERESTARTSYS;
+	err = ketw_session_read_lock(s);
+	if (err) {
+		ketw_session_read_end(s);
+		return err;
 	}
 	for (;;) {
-		ret = ketw_ring_read_cpu(s->ring, p->cpu, ubuf, count);
+		ret = ketw_session_read_cpu(s, p->cpu, ubuf, count);
 		if (ret == -EMSGSIZE)
 			ret = -EINVAL;	/* the next record does not fit */
 		if (ret > 0)
@@ -747,23 +741,23 @@ static ssize_t ketwfs_raw_read(struct file *file, char __user *ubuf,
 				p->returned = false;	/* the end, once */
 			break;
 		}
-		stopped = p->returned && ketwfs_stopped(s);
+		stopped = p->returned && ketw_session_stopped(s);
 		if (stopped)
 			continue;	/* once more, then the end */
 		ret = -EAGAIN;
 		if (file->f_flags & O_NONBLOCK)
 			break;
-		mutex_unlock(&s->read_mutex);
-		err = ketw_ring_wait_cpu(s->ring, p->cpu, HZ / 10);
-		if (!err && mutex_lock_interruptible(&s->read_mutex))
-			err = -ERESTARTSYS;
+		ketw_session_read_unlock(s);
+		err = ketw_session_wait_records(s, p->cpu);
+		if (!err)
+			err = ketw_session_read_lock(s);
 		if (err) {
-			ketw_ring_read_end(s->ring);
+			ketw_session_read_end(s);
 			return err;
 		}
 	}
-	mutex_unlock(&s->read_mutex);
-	ketw_ring_read_end(s->ring);
+	ketw_session_read_unlock(s);
+	ketw_session_read_end(s);
 	return ret;
 }
 
@@ -771,8 +765,8 @@ static __poll_t ketwfs_raw_poll(struct file *file, struct poll_table_struct *pt)
 {
 	struct ketwfs_pipe *p = file->private_data;
 
-	ketw_ring_poll_wait_any(p->s->ring, file, pt);
-	if (!ketw_ring_cpu_empty(p->s->ring, p->cpu))
+	ketw_session_poll_wait(p->s, file, pt);
+	if (!ketw_session_empty(p->s, p->cpu))
 		return EPOLLIN | EPOLLRDNORM;
 	return READ_ONCE(p->returned) &&
 	       READ_ONCE(p->s->state) == KETW_STATE_SUSPENDED ? EPOLLHUP : 0;

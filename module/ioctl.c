@@ -273,7 +273,7 @@ static long ketw_ioctl_cpu_stats(void __user *uarg)
 	s = ketw_named_session(st.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	ketw_ring_stats_cpu(s->ring, cpu, &st);
+	ketw_session_stats_cpu(s, cpu, &st);
 	ketw_session_put(s);
 	return ketw_copy_sized_out(uarg, &st, sizeof(st), usize);
 }
@@ -317,10 +317,10 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 	s = ketw_named_session(snap.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	err = ketw_ring_snapshot_cpu(s->ring, snap.cpu,
-				     u64_to_user_ptr(snap.buf),
-				     min_t(u64, snap.buf_len, SIZE_MAX),
-				     &snap.len, &snap.dropped);
+	err = ketw_session_snapshot_cpu_user(s, snap.cpu,
+					     u64_to_user_ptr(snap.buf),
+					     min_t(u64, snap.buf_len, SIZE_MAX),
+					     &snap.len, &snap.dropped);
 	ketw_session_put(s);
 	if (err)
 		return err;

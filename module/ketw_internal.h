@@ -155,6 +155,28 @@ void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
 			     const void *data, size_t len);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len);
+int ketw_session_read_begin(struct ketw_session *s);
+void ketw_session_read_end(struct ketw_session *s);
+int ketw_session_read_lock(struct ketw_session *s);
+void ketw_session_read_unlock(struct ketw_session *s);
+ssize_t ketw_session_read_cpu(struct ketw_session *s, int cpu,
+			      char __user *buf, size_t len);
+ssize_t ketw_session_peek_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u32 *pos);
+bool ketw_session_consume_cpu(struct ketw_session *s, int cpu, u32 pos,
+			      u32 span);
+int ketw_session_snapshot_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u64 *copied, u64 *dropped);
+int ketw_session_snapshot_cpu_user(struct ketw_session *s, int cpu,
+				   char __user *buf, size_t len,
+				   u64 *copied, u64 *dropped);
+void ketw_session_stats_cpu(struct ketw_session *s, int cpu,
+			    struct ketw_cpu_stats *st);
+bool ketw_session_empty(struct ketw_session *s, int cpu);
+int ketw_session_wait_records(struct ketw_session *s, int cpu);
+void ketw_session_poll_wait(struct ketw_session *s, struct file *file,
+			    struct poll_table_struct *pt);
+bool ketw_session_stopped(struct ketw_session *s);
 int ketw_session_wait(struct ketw_session *s, wait_queue_head_t *wq,
 		      struct ketw_session *const *attached);
 __poll_t ketw_session_poll(struct ketw_session *s);

@@ -627,6 +627,209 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 }
 
 /**
+ * ketw_session_read_begin() - start reading @s's buffers
+ * @s: the session; the caller holds a reference.
+ *
+ * An mmap consumer owns the positions while it maps a data area: a read
+ * between this and ketw_session_read_end() keeps one from being mapped.
+ *
+ * Return: 0; -EBUSY while a data area is mapped.
+ */
+int ketw_session_read_begin(struct ketw_session *s)
+{
+	return ketw_ring_read_begin(s->ring);
+}
+
+/**
+ * ketw_session_read_end() - end what ketw_session_read_begin() started
+ * @s: the session.
+ */
+void ketw_session_read_end(struct ketw_session *s)
+{
+	ketw_ring_read_end(s->ring);
+}
+
+/**
+ * ketw_session_read_lock() - be @s's one consuming reader
+ * @s: the session; the caller holds a reference.
+ *
+ * Takes @s's read_mutex: records are consumed (ketw_session_read_cpu(),
+ * ketw_session_consume_cpu()) or copied (ketw_session_snapshot_cpu())
+ * under it.
+ *
+ * Return: 0; -ERESTARTSYS on a signal.
+ */
+int ketw_session_read_lock(struct ketw_session *s)
+{
+	return mutex_lock_interruptible(&s->read_mutex) ? -ERESTARTSYS : 0;
+}
+
+/**
+ * ketw_session_read_unlock() - release what ketw_session_read_lock() took
+ * @s: the session.
+ */
+void ketw_session_read_unlock(struct ketw_session *s)
+{
+	mutex_unlock(&s->read_mutex);
+}
+
+/**
+ * ketw_session_read_cpu() - drain whole records of one CPU of @s
+ * @s:   the session, read begun and locked (ketw_session_read_begin(),
+ *       ketw_session_read_lock()).
+ * @cpu: a possible CPU.
+ * @buf: user buffer.
+ * @len: its size.
+ *
+ * The read of /dev/ketw (every CPU, ketw_session_read()) and of ketwfs's
+ * trace_pipe_raw (one CPU) both read through it.
+ *
+ * Return: bytes read, 0 if the CPU has no record; -EMSGSIZE if the next
+ * record is larger than @len; -EFAULT.
+ */
+ssize_t ketw_session_read_cpu(struct ketw_session *s, int cpu,
+			      char __user *buf, size_t len)
+{
+	return ketw_ring_read_cpu(s->ring, cpu, buf, len);
+}
+
+/**
+ * ketw_session_peek_cpu() - copy @cpu's next record without consuming it
+ * @s:   the session, read begun and locked.
+ * @cpu: a possible CPU.
+ * @buf: where to copy it.
+ * @len: @buf's size.
+ * @pos: where the record is, for ketw_session_consume_cpu().
+ *
+ * Return: the record's span; 0 if there is none; -EMSGSIZE if it is
+ * larger than @len.
+ */
+ssize_t ketw_session_peek_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u32 *pos)
+{
+	return ketw_ring_peek_cpu(s->ring, cpu, buf, len, pos);
+}
+
+/**
+ * ketw_session_consume_cpu() - consume the record ketw_session_peek_cpu() saw
+ * @s:    the session, read begun and locked.
+ * @cpu:  its CPU.
+ * @pos:  the record's position, from ketw_session_peek_cpu().
+ * @span: its span.
+ *
+ * Return: true; false if a LOOP writer took the record meanwhile.
+ */
+bool ketw_session_consume_cpu(struct ketw_session *s, int cpu, u32 pos,
+			      u32 span)
+{
+	return ketw_ring_consume_cpu(s->ring, cpu, pos, span);
+}
+
+/**
+ * ketw_session_snapshot_cpu() - copy @cpu's records, consuming none
+ * @s:       the session, read locked.
+ * @cpu:     a possible CPU.
+ * @buf:     kernel buffer.
+ * @len:     its size.
+ * @copied:  bytes copied.
+ * @dropped: bytes of the oldest records LOOP writers took meanwhile.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ketw_session_snapshot_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u64 *copied, u64 *dropped)
+{
+	return ketw_ring_snapshot_cpu_kernel(s->ring, cpu, buf, len, copied,
+					     dropped);
+}
+
+/**
+ * ketw_session_snapshot_cpu_user() - ketw_session_snapshot_cpu() to user space
+ * @s:       the session; the caller holds a reference (KETW_IOC_SNAPSHOT
+ *           takes no read lock).
+ * @cpu:     a possible CPU.
+ * @buf:     user buffer.
+ * @len:     its size.
+ * @copied:  bytes copied.
+ * @dropped: bytes of the oldest records LOOP writers took meanwhile.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ketw_session_snapshot_cpu_user(struct ketw_session *s, int cpu,
+				   char __user *buf, size_t len,
+				   u64 *copied, u64 *dropped)
+{
+	return ketw_ring_snapshot_cpu(s->ring, cpu, buf, len, copied, dropped);
+}
+
+/**
+ * ketw_session_stats_cpu() - @cpu's counters of @s
+ * @s:   the session; the caller holds a reference.
+ * @cpu: a possible CPU.
+ * @st:  filled in (all but its name and cpu).
+ */
+void ketw_session_stats_cpu(struct ketw_session *s, int cpu,
+			    struct ketw_cpu_stats *st)
+{
+	ketw_ring_stats_cpu(s->ring, cpu, st);
+}
+
+/**
+ * ketw_session_empty() - does no CPU (or @cpu, if not negative) have a record?
+ * @s:   the session; the caller holds a reference.
+ * @cpu: a possible CPU, or -1 for every CPU.
+ */
+bool ketw_session_empty(struct ketw_session *s, int cpu)
+{
+	return cpu < 0 ? ketw_ring_empty(s->ring) :
+			 ketw_ring_cpu_empty(s->ring, cpu);
+}
+
+/**
+ * ketw_session_wait_records() - sleep until @s (or its @cpu) may have records
+ * @s:   the session; the caller holds a reference, and not its read lock.
+ * @cpu: a possible CPU, or -1 for any CPU.
+ *
+ * Sleeps at most 100 ms (see ketw_session_wait()).
+ *
+ * Return: 0, also on a timeout; -ERESTARTSYS on a signal.
+ */
+int ketw_session_wait_records(struct ketw_session *s, int cpu)
+{
+	return cpu < 0 ? ketw_ring_wait(s->ring, KETW_WAIT_ANY, HZ / 10) :
+			 ketw_ring_wait_cpu(s->ring, cpu, HZ / 10);
+}
+
+/**
+ * ketw_session_poll_wait() - poll_wait() on every CPU's readers' queue
+ * @s:    the session; the caller holds a reference.
+ * @file: the polled file.
+ * @pt:   its poll table.
+ */
+void ketw_session_poll_wait(struct ketw_session *s, struct file *file,
+			    struct poll_table_struct *pt)
+{
+	ketw_ring_poll_wait_any(s->ring, file, pt);
+}
+
+/**
+ * ketw_session_stopped() - is @s stopped (suspended)?
+ * @s: the session; the caller holds a reference.
+ *
+ * Under ketw_mutex, so that the state is seen after the STOP record the
+ * stopper logged under it.
+ */
+bool ketw_session_stopped(struct ketw_session *s)
+{
+	bool stopped;
+
+	mutex_lock(&ketw_mutex);
+	stopped = s->state == KETW_STATE_SUSPENDED;
+	mutex_unlock(&ketw_mutex);
+	return stopped;
+}
+
+/**
  * ketw_session_read() - drain whole records from every CPU, without waiting
  * @s:      the session.
  * @cursor: the caller's CPU to start from; advanced for fairness.
@@ -645,19 +848,19 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 	size_t copied = 0;
 	ssize_t n, err = 0;
 
-	/* An mmap consumer owns the positions while it maps a data area. */
-	n = ketw_ring_read_begin(s->ring);
+	n = ketw_session_read_begin(s);
 	if (n)
 		return n;
-	if (mutex_lock_interruptible(&s->read_mutex)) {
-		ketw_ring_read_end(s->ring);
-		return -ERESTARTSYS;
+	n = ketw_session_read_lock(s);
+	if (n) {
+		ketw_session_read_end(s);
+		return n;
 	}
 	for (i = 0; i < nr_cpu_ids && copied < len; i++) {
 		cpu = (first + i) % nr_cpu_ids;
 		if (!cpu_possible(cpu))
 			continue;
-		n = ketw_ring_read_cpu(s->ring, cpu, buf + copied, len - copied);
+		n = ketw_session_read_cpu(s, cpu, buf + copied, len - copied);
 		if (n >= 0) {
 			copied += n;
 			continue;
@@ -679,8 +882,8 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 		n = 0;
 	else
 		n = -EAGAIN;
-	mutex_unlock(&s->read_mutex);
-	ketw_ring_read_end(s->ring);
+	ketw_session_read_unlock(s);
+	ketw_session_read_end(s);
 	return n;
 }
 
@@ -807,7 +1010,7 @@ int ketw_session_status(struct ketw_session *s,
 	st->written = 0;
 	st->overwritten = 0;
 	for_each_possible_cpu(cpu) {
-		ketw_ring_stats_cpu(s->ring, cpu, &cs);
+		ketw_session_stats_cpu(s, cpu, &cs);
 		st->written += cs.written;
 		st->overwritten += cs.overwritten;
 		lost += cs.lost_full + cs.lost_busy + cs.lost_nested;
