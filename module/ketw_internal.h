@@ -4,7 +4,7 @@
  *
  * Roles: ring.c (buffer core), session.c (sessions and system events),
  * provider.c (registry, filters, the write path), user.c (user-space
- * providers and their limits), ioctl.c (/dev/ketw), main.c (init and
+ * providers and their limits), chardev.c (/dev/ketw), main.c (init and
  * exit).
  */
 #ifndef _KETW_INTERNAL_H
@@ -246,7 +246,7 @@ int ketw_user_write(struct ketw_provider *prov,
 int ketwfs_init(void);
 void ketwfs_exit(void);
 
-/* ioctl.c */
+/* chardev.c */
 extern int ketw_user_gid;
 int ketw_dev_init(void);
 void ketw_dev_exit(void);
