@@ -9,7 +9,6 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -389,19 +388,16 @@ static void ketw_provider_rundown(struct ketw_session *s,
 }
 
 /**
- * ketw_providers_rundown() - log the registry and the tasks into a session
+ * ketw_providers_rundown() - log the registry into a session
  * @s: the session.
  *
- * ETW's DC_START rundown, ThreadX's object registry: every provider
- * (PROVIDER), its event descriptors (EVENT_DESC) and every thread (TASK),
- * so that the trace decodes without this machine.
+ * The providers' part of a session's rundown: every provider (PROVIDER)
+ * and its event descriptors (EVENT_DESC); the session logs the threads.
  * Context: ketw_mutex held.
  */
 void ketw_providers_rundown(struct ketw_session *s)
 {
 	struct ketw_provider *prov;
-	struct task_struct *p, *t;
-	struct ketw_sys_task st;
 	struct ketw_event_info *ei;
 
 	lockdep_assert_held(&ketw_mutex);
@@ -416,17 +412,6 @@ void ketw_providers_rundown(struct ketw_session *s)
 		ketw_session_log_system(s, KETW_SYS_ERROR, KETW_TYPE_INFO,
 					&e, sizeof(e));
 	}
-
-	rcu_read_lock();
-	for_each_process_thread(p, t) {
-		memset(&st, 0, sizeof(st));
-		st.process_id = task_tgid_nr(t);
-		st.thread_id = task_pid_nr(t);
-		get_task_comm(st.comm, t);
-		ketw_session_log_system(s, KETW_SYS_TASK, KETW_TYPE_DC_START,
-					&st, sizeof(st));
-	}
-	rcu_read_unlock();
 }
 
 /*

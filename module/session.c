@@ -11,6 +11,7 @@
 #include <linux/oom.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -413,6 +414,31 @@ void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
 	preempt_enable();
 }
 
+/*
+ * ETW's DC_START rundown, ThreadX's object registry: every provider with
+ * its event descriptors (ketw_providers_rundown()), then every thread
+ * (TASK), so that the trace decodes without this machine.
+ * Context: ketw_mutex held.
+ */
+static void ketw_session_log_rundown(struct ketw_session *s)
+{
+	struct task_struct *p, *t;
+	struct ketw_sys_task st;
+
+	lockdep_assert_held(&ketw_mutex);
+	ketw_providers_rundown(s);
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		memset(&st, 0, sizeof(st));
+		st.process_id = task_tgid_nr(t);
+		st.thread_id = task_pid_nr(t);
+		get_task_comm(st.comm, t);
+		ketw_session_log_system(s, KETW_SYS_TASK, KETW_TYPE_DC_START,
+					&st, sizeof(st));
+	}
+	rcu_read_unlock();
+}
+
 static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop);
 
 static void ketw_session_report_lost(void *arg)
@@ -493,7 +519,7 @@ int ketw_session_start(struct ketw_session *s)
 					&st, sizeof(st));
 		/* The registry, so that the trace decodes on its own. */
 		if (!(s->attr.flags & KETW_SESSION_NO_RUNDOWN))
-			ketw_providers_rundown(s);
+			ketw_session_log_rundown(s);
 		WRITE_ONCE(s->state, KETW_STATE_RUNNING);
 		ketw_providers_attach(s);
 	}
@@ -1116,7 +1142,7 @@ int ketw_session_rundown(struct ketw_session *s)
 	else if (s->state != KETW_STATE_RUNNING)
 		err = -EINVAL;
 	else
-		ketw_providers_rundown(s);
+		ketw_session_log_rundown(s);
 	mutex_unlock(&ketw_mutex);
 	return err;
 }
