@@ -198,20 +198,6 @@ static int ketw_copy_sized_out(void __user *dst, void *src, size_t ksize,
 	return 0;
 }
 
-/*
- * The session a request names, with a reference: ERR_PTR(-EINVAL) for a
- * name without its NUL within KETW_NAME_MAX, ERR_PTR(-ENOENT) for none.
- */
-static struct ketw_session *ketw_named_session(const char *name)
-{
-	struct ketw_session *s;
-
-	if (strnlen(name, KETW_NAME_MAX) == KETW_NAME_MAX)
-		return ERR_PTR(-EINVAL);
-	s = ketw_session_get(name);
-	return s ? s : ERR_PTR(-ENOENT);
-}
-
 static long ketw_ioctl_create(struct ketw_file *kf, void __user *uarg)
 {
 	struct ketw_session_attr attr;
@@ -246,7 +232,7 @@ static long ketw_ioctl_get_attr(void __user *uarg)
 			      uarg, &usize);
 	if (err)
 		return err;
-	s = ketw_named_session(attr.name);
+	s = ketw_session_get(attr.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	mutex_lock(&ketw_mutex);
@@ -270,7 +256,7 @@ static long ketw_ioctl_cpu_stats(void __user *uarg)
 	cpu = st.cpu;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
-	s = ketw_named_session(st.name);
+	s = ketw_session_get(st.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	ketw_session_stats_cpu(s, cpu, &st);
@@ -291,7 +277,7 @@ static long ketw_ioctl_status(void __user *uarg)
 		return err;
 	if (st.reserved0)
 		return -EINVAL;
-	s = ketw_named_session(st.name);
+	s = ketw_session_get(st.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	err = ketw_session_status(s, &st);
@@ -314,7 +300,7 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 		return err;
 	if (snap.cpu >= nr_cpu_ids || !cpu_possible(snap.cpu))
 		return -EINVAL;
-	s = ketw_named_session(snap.name);
+	s = ketw_session_get(snap.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	err = ketw_session_snapshot_cpu_user(s, snap.cpu,
@@ -330,6 +316,7 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
 {
 	struct ketw_enable req;
+	struct ketw_session *s;
 	u32 usize;
 	int err;
 
@@ -337,10 +324,19 @@ static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
 			      &usize);
 	if (err)
 		return err;
-	if (cmd == KETW_IOC_ENABLE)
-		return ketw_session_enable(&req);
-	err = ketw_session_get_filter(&req);
+	/* A bad request is -EINVAL, whether its session exists or not. */
+	err = ketw_enable_check(&req, cmd == KETW_IOC_ENABLE);
 	if (err)
+		return err;
+	s = ketw_session_get(req.session);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	if (cmd == KETW_IOC_ENABLE)
+		err = ketw_session_enable(s, &req);
+	else
+		err = ketw_session_get_filter(s, &req);
+	ketw_session_put(s);
+	if (err || cmd == KETW_IOC_ENABLE)
 		return err;
 	return ketw_copy_sized_out(uarg, &req, sizeof(req), usize);
 }
@@ -443,7 +439,7 @@ static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 
 	if (copy_from_user(&ref, uarg, sizeof(ref)))
 		return -EFAULT;
-	s = ketw_named_session(ref.name);
+	s = ketw_session_get(ref.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	switch (cmd) {

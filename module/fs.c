@@ -125,39 +125,6 @@ static bool ketwfs_name_ok(const char *name)
 	       strcmp(name, ".") && strcmp(name, "..");
 }
 
-struct ketwfs_find {
-	const char *name;	/* match the name, or if NULL ... */
-	const u8 *guid;		/* ... the GUID ... */
-	bool user;		/* ... of a user provider or a kernel one */
-	struct ketw_provider *prov;
-};
-
-static int ketwfs_find_fn(struct ketw_provider *prov, void *arg)
-{
-	struct ketwfs_find *f = arg;
-
-	if (f->name ? strncmp(prov->name, f->name, KETW_NAME_MAX) :
-		      memcmp(prov->guid, f->guid, KETW_GUID_SIZE) ||
-		      !(prov->flags & KETW_PROVIDER_USER) != !f->user)
-		return 0;
-	f->prov = prov;
-	return 1;
-}
-
-/*
- * The provider named @name, or if it is NULL the one with @guid: a GUID
- * may be a kernel provider's and a user provider's at once (@user says
- * which), names never clash (Documentation/ketw-providers.rst).
- */
-struct ketw_provider *ketwfs_find_provider(const char *name, const u8 *guid,
-					   bool user)
-{
-	struct ketwfs_find f = { .name = name, .guid = guid, .user = user };
-
-	ketw_providers_for_each(ketwfs_find_fn, &f);
-	return f.prov;
-}
-
 /*
  * The directory name of an event: its descriptor's name, or its id if
  * the name cannot be a file name.
@@ -192,46 +159,34 @@ static void ketwfs_sid_set(struct ketwfs_inode *ki, const struct ketw_session *s
 	ki->sid.time = s->attr.creation_time;
 }
 
-/*
- * The session @ki stands for, or NULL if it is gone (another of its
- * name does not count). Context: ketw_mutex held.
- */
-struct ketw_session *__ketwfs_session_find(const struct ketwfs_inode *ki)
+/* Which session @s is, for a directory made for it. */
+static struct ketwfs_sid ketwfs_sid_of(const struct ketw_session *s)
 {
-	struct ketw_session *s = __ketw_session_find(ki->session);
+	struct ketwfs_sid sid = { .s = s };
 
-	if (s && (s != ki->sid.s || s->attr.creation_time != ki->sid.time))
-		return NULL;
-	return s;
+	mutex_lock(&ketw_mutex);
+	sid.time = s->attr.creation_time;
+	mutex_unlock(&ketw_mutex);
+	return sid;
 }
 
-/* The session @ki stands for, with a reference, or NULL. */
+/*
+ * The session @ki stands for, with a reference, or NULL if it is gone
+ * (another of its name does not count).
+ */
 struct ketw_session *ketwfs_session_get(const struct ketwfs_inode *ki)
 {
-	struct ketw_session *s;
+	struct ketw_session *s = ketw_session_get(ki->session);
+	struct ketwfs_sid sid;
 
-	mutex_lock(&ketw_mutex);
-	s = __ketwfs_session_find(ki);
-	if (s)
-		kref_get(&s->kref);
-	mutex_unlock(&ketw_mutex);
+	if (IS_ERR(s))
+		return NULL;
+	sid = ketwfs_sid_of(s);
+	if (s != ki->sid.s || sid.time != ki->sid.time) {
+		ketw_session_put(s);
+		return NULL;
+	}
 	return s;
-}
-
-/*
- * 0 if the session @ki stands for is there, else -ENODEV. Requests that
- * name the session (ketw_session_enable()) check first: they look it up
- * by name again, so a session made meanwhile under the name would still
- * be the one they change.
- */
-int ketwfs_session_check(const struct ketwfs_inode *ki)
-{
-	bool ok;
-
-	mutex_lock(&ketw_mutex);
-	ok = __ketwfs_session_find(ki);
-	mutex_unlock(&ketw_mutex);
-	return ok ? 0 : -ENODEV;
 }
 
 /* ---- inodes and dentries ---- */
@@ -306,26 +261,24 @@ static struct dentry *ketwfs_lookup(struct inode *dir, struct dentry *dentry,
 		return d_splice_alias(NULL, dentry);
 	switch (pi->kind) {
 	case KFS_SESSIONS:
-		mutex_lock(&ketw_mutex);
-		s = __ketw_session_find(name);
-		if (s) {
-			sid.s = s;
-			sid.time = s->attr.creation_time;
+		s = ketw_session_get(name);
+		if (!IS_ERR(s)) {
+			sid = ketwfs_sid_of(s);
+			ketw_session_put(s);
 			found = true;
 		}
-		mutex_unlock(&ketw_mutex);
 		kind = KFS_SESSION;
 		mode = S_IFDIR | 0700;
 		break;
 	case KFS_PROVIDERS:
 		mutex_lock(&ketw_mutex);
-		found = ketwfs_find_provider(name, NULL, false);
+		found = ketw_provider_find(name, NULL, false);
 		mutex_unlock(&ketw_mutex);
 		kind = KFS_PROVIDER;
 		break;
 	case KFS_EVENTS:
 		mutex_lock(&ketw_mutex);
-		prov = ketwfs_find_provider(pi->provider, NULL, false);
+		prov = ketw_provider_find(pi->provider, NULL, false);
 		found = prov && ketwfs_find_event(prov, name);
 		mutex_unlock(&ketw_mutex);
 		kind = KFS_EVENT;
@@ -390,6 +343,7 @@ static int ketwfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 {
 	struct inode *inode = d_inode_rcu(dentry);
 	struct ketw_provider *prov;
+	struct ketw_session *s;
 	struct ketwfs_inode *ki;
 	bool ok;
 
@@ -401,14 +355,16 @@ static int ketwfs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return 1;
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;
-	mutex_lock(&ketw_mutex);
 	if (ki->kind == KFS_SESSION) {
-		ok = __ketwfs_session_find(ki);
-	} else {
-		prov = ketwfs_find_provider(ki->provider, NULL, false);
-		ok = prov && (ki->kind == KFS_PROVIDER ||
-			      ketwfs_find_event(prov, ki->event));
+		s = ketwfs_session_get(ki);
+		if (s)
+			ketw_session_put(s);
+		return !!s;
 	}
+	mutex_lock(&ketw_mutex);
+	prov = ketw_provider_find(ki->provider, NULL, false);
+	ok = prov && (ki->kind == KFS_PROVIDER ||
+		      ketwfs_find_event(prov, ki->event));
 	mutex_unlock(&ketw_mutex);
 	return ok;
 }
@@ -488,7 +444,7 @@ static int ketwfs_list_dir(struct ketwfs_inode *pi, struct ketwfs_names_list *l)
 		err = ketw_providers_for_each(ketwfs_list_provider_fn, l);
 		break;
 	case KFS_EVENTS:
-		prov = ketwfs_find_provider(pi->provider, NULL, false);
+		prov = ketw_provider_find(pi->provider, NULL, false);
 		for (i = 0; prov && !err && i < prov->nr_events; i++) {
 			ketwfs_event_dname(&prov->events[i], buf);
 			err = ketwfs_list_add(l, buf);

@@ -90,14 +90,10 @@ static inline struct ketwfs_inode *ketwfs_i(const struct inode *inode)
 }
 
 /* fs.c */
-struct ketw_provider *ketwfs_find_provider(const char *name, const u8 *guid,
-					   bool user);
 const struct ketw_event_descriptor *
 ketwfs_find_event(const struct ketw_provider *prov, const char *dname);
-struct ketw_session *__ketwfs_session_find(const struct ketwfs_inode *ki);
 struct ketw_session *ketwfs_session_get(const struct ketwfs_inode *ki);
 struct ketw_session *ketwfs_session(struct ketwfs_inode *ki);
-int ketwfs_session_check(const struct ketwfs_inode *ki);
 int ketwfs_open_check(void);
 void ketwfs_log_memory(const char *name, const char *what, u64 need, int err);
 

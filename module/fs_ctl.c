@@ -80,13 +80,32 @@ static void ketwfs_show_ids(struct seq_file *m, const struct ketw_event_set *set
 	}
 }
 
+/* A line of providers: the entry and its filter. */
+static int ketwfs_show_entry(const struct ketw_session_enable *se, void *m)
+{
+	ketwfs_show_provider_id(m, se);
+	ketwfs_show_filter(m, se->filter.level, se->filter.match_any,
+			   se->filter.match_all);
+	return 0;
+}
+
+/* A line of event_set: the entry and the ids it filters out. */
+static int ketwfs_show_entry_ids(const struct ketw_session_enable *se,
+				 void *m)
+{
+	ketwfs_show_provider_id(m, se);
+	seq_puts(m, ":");
+	ketwfs_show_ids(m, &se->filter.filtered);
+	seq_puts(m, "\n");
+	return 0;
+}
+
 static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 {
 	struct ketw_session_status st = {};
 	struct ketw_cpu_stats cs, sum = {};
 	struct ketw_session_attr a;
 	struct ketw_session *s;
-	unsigned int i;
 	int cpu, err = 0;
 
 	s = ketwfs_session(ki);
@@ -121,22 +140,10 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 			seq_puts(m, "*");
 			ketwfs_show_filter(m, a.level, a.match_any, a.match_all);
 		}
-		for (i = 0; i < s->nr_enables; i++) {
-			const struct ketw_session_enable *se = &s->enables[i];
-
-			ketwfs_show_provider_id(m, se);
-			ketwfs_show_filter(m, se->filter.level,
-					   se->filter.match_any,
-					   se->filter.match_all);
-		}
+		ketw_session_enables_for_each(s, ketwfs_show_entry, m);
 		break;
 	case KFS_EVENT_SET:
-		for (i = 0; i < s->nr_enables; i++) {
-			ketwfs_show_provider_id(m, &s->enables[i]);
-			seq_puts(m, ":");
-			ketwfs_show_ids(m, &s->enables[i].filter.filtered);
-			seq_puts(m, "\n");
-		}
+		ketw_session_enables_for_each(s, ketwfs_show_entry_ids, m);
 		break;
 	}
 	mutex_unlock(&ketw_mutex);
@@ -263,7 +270,7 @@ static int ketwfs_show_provider(struct seq_file *m, struct ketwfs_inode *ki)
 	u32 i;
 
 	mutex_lock(&ketw_mutex);
-	prov = ketwfs_find_provider(ki->provider, NULL, false);
+	prov = ketw_provider_find(ki->provider, NULL, false);
 	if (prov && ki->kind != KFS_PROVIDER_GUID)
 		d = ketwfs_find_event(prov, ki->event);
 	if (!prov || (ki->kind != KFS_PROVIDER_GUID && !d)) {
@@ -379,39 +386,46 @@ static int ketwfs_parse_provider(const char *s, struct ketw_enable *req)
 	return 0;
 }
 
-/* Is @se the entry @req names (as ketw_session_enable() matches it)? */
-static bool ketwfs_entry_is(const struct ketw_session_enable *se,
-			    const struct ketw_enable *req)
-{
-	if (req->provider[0])
-		return !strncmp(se->name, req->provider, KETW_NAME_MAX);
-	return !se->name[0] && !memcmp(se->guid, req->guid, KETW_GUID_SIZE) &&
-	       se->user == !!(req->flags & KETW_ENABLE_USER);
-}
-
 /*
- * The filter of @ki's session's entry for @req's provider: 0; -ENOENT
- * if there is none; -ENODEV if the session is gone.
+ * The filter of @ki's session's entry for @req's provider, the entry as
+ * @req names it: 0; -ENOENT if there is none; -ENODEV if the session is
+ * gone.
  */
 static int ketwfs_get_entry(struct ketwfs_inode *ki, struct ketw_enable *req,
 			    struct ketw_filter *f)
 {
+	const struct ketw_session_enable *se;
 	struct ketw_session *s;
-	int err = -ENOENT;
-	unsigned int i;
+	int err = -ENODEV;
 
+	s = ketwfs_session(ki);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	mutex_lock(&ketw_mutex);
-	s = __ketwfs_session_find(ki);
-	if (!s)
-		err = -ENODEV;
-	for (i = 0; s && i < s->nr_enables; i++) {
-		if (ketwfs_entry_is(&s->enables[i], req)) {
-			*f = s->enables[i].filter;
-			err = 0;
-			break;
-		}
+	if (!s->destroyed) {
+		se = ketw_session_enable_find(s, req->provider, req->guid,
+					      req->flags & KETW_ENABLE_USER,
+					      NULL);
+		if (se)
+			*f = se->filter;
+		err = se ? 0 : -ENOENT;
 	}
 	mutex_unlock(&ketw_mutex);
+	ketw_session_put(s);
+	return err;
+}
+
+/* ketw_session_enable() on @ki's session: -ENODEV if it is gone. */
+static int ketwfs_enable(struct ketwfs_inode *ki, const struct ketw_enable *req)
+{
+	struct ketw_session *s;
+	int err;
+
+	s = ketwfs_session(ki);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	err = ketw_session_enable(s, req);
+	ketw_session_put(s);
 	return err;
 }
 
@@ -444,8 +458,7 @@ static int ketwfs_write_providers(struct ketwfs_inode *ki, char *line)
 		if (ketwfs_token(&p, " \t"))
 			return -EINVAL;
 		req.flags |= KETW_ENABLE_DISABLE;
-		err = ketwfs_session_check(ki);
-		return err ? err : ketw_session_enable(&req);
+		return ketwfs_enable(ki, &req);
 	}
 	err = ketwfs_get_entry(ki, &req, &req.filter);
 	if (err == -ENODEV)
@@ -479,7 +492,7 @@ static int ketwfs_write_providers(struct ketwfs_inode *ki, char *line)
 	}
 	if (req.filter.level > KETW_LEVEL_VERBOSE)
 		return -EINVAL;
-	return ketw_session_enable(&req);
+	return ketwfs_enable(ki, &req);
 }
 
 /* "ID ID-ID ...", blanks or commas between, ids below KETW_EVENT_SET_BITS. */
@@ -506,6 +519,26 @@ static int ketwfs_parse_ids(char *p, struct ketw_event_set *set)
 	return 0;
 }
 
+/* The enable entries of a session, as requests that name them. */
+struct ketwfs_enable_list {
+	struct ketw_enable *reqs;
+	unsigned int nr;
+};
+
+static int ketwfs_name_entry(const struct ketw_session_enable *se, void *arg)
+{
+	struct ketwfs_enable_list *l = arg;
+	struct ketw_enable *req = &l->reqs[l->nr++];
+
+	if (se->name[0])
+		strscpy(req->provider, se->name, KETW_NAME_MAX);
+	else
+		memcpy(req->guid, se->guid, KETW_GUID_SIZE);
+	if (!se->name[0] && se->user)
+		req->flags = KETW_ENABLE_USER;
+	return 0;
+}
+
 /*
  * event_set: "NAME-or-GUID: IDS" sets the ids filtered out of one enabled
  * provider; "IDS" alone, of every enabled provider. The levels and
@@ -514,6 +547,7 @@ static int ketwfs_parse_ids(char *p, struct ketw_event_set *set)
 static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 {
 	char *colon = strrchr(line, ':'), *ids = line;
+	struct ketwfs_enable_list list = {};
 	struct ketw_enable *reqs = NULL;
 	struct ketw_event_set set;
 	struct ketw_session *s;
@@ -532,25 +566,22 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 		nr = 1;
 	} else {
 		/* Every provider the session enables, as it names them. */
-		mutex_lock(&ketw_mutex);
-		s = __ketwfs_session_find(ki);
-		for (i = 0; s && i < s->nr_enables; i++) {
-			const struct ketw_session_enable *se = &s->enables[i];
-
-			if (se->name[0])
-				strscpy(reqs[nr].provider, se->name,
-					KETW_NAME_MAX);
-			else
-				memcpy(reqs[nr].guid, se->guid, KETW_GUID_SIZE);
-			if (!se->name[0] && se->user)
-				reqs[nr].flags = KETW_ENABLE_USER;
-			nr++;
-		}
-		mutex_unlock(&ketw_mutex);
-		if (!s) {
-			err = -ENODEV;
+		s = ketwfs_session(ki);
+		if (IS_ERR(s)) {
+			err = PTR_ERR(s);
 			goto out;
 		}
+		list.reqs = reqs;
+		mutex_lock(&ketw_mutex);
+		err = s->destroyed ? -ENODEV : 0;
+		if (!err)
+			ketw_session_enables_for_each(s, ketwfs_name_entry,
+						      &list);
+		mutex_unlock(&ketw_mutex);
+		ketw_session_put(s);
+		nr = list.nr;
+		if (err)
+			goto out;
 	}
 	err = ketwfs_parse_ids(ids, &set);
 	if (err)
@@ -564,7 +595,7 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 	}
 	for (i = 0; !err && i < nr; i++) {
 		reqs[i].filter.filtered = set;
-		err = ketw_session_enable(&reqs[i]);
+		err = ketwfs_enable(ki, &reqs[i]);
 	}
 out:
 	kfree(reqs);

@@ -71,7 +71,7 @@ static const char *ketwfs_provider_name(struct ketwfs_names *c, const u8 *guid,
 	memcpy(c->e[i].guid, guid, KETW_GUID_SIZE);
 	c->e[i].user = user;
 	mutex_lock(&ketw_mutex);
-	prov = ketwfs_find_provider(NULL, guid, user);
+	prov = ketw_provider_find(NULL, guid, user);
 	strscpy(c->e[i].name, prov && ketwfs_name_plain(prov->name) ?
 		prov->name : "", KETW_NAME_MAX);
 	mutex_unlock(&ketw_mutex);

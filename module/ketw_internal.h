@@ -138,7 +138,6 @@ struct ketw_session_enable {
 int ketw_session_create(struct ketw_session_attr *attr,
 			struct ketw_session **out);
 struct ketw_session *ketw_session_get(const char *name);
-struct ketw_session *__ketw_session_find(const char *name);
 void ketw_session_put(struct ketw_session *s);
 int ketw_session_start(struct ketw_session *s);
 int ketw_session_stop(struct ketw_session *s);
@@ -197,8 +196,19 @@ void ketw_providers_attach(struct ketw_session *s);
 void ketw_providers_detach(struct ketw_session *s);
 void ketw_providers_rundown(struct ketw_session *s);
 void ketw_session_enables_free(struct ketw_session *s);
-int ketw_session_enable(struct ketw_enable *req);
-int ketw_session_get_filter(struct ketw_enable *req);
+int ketw_enable_check(const struct ketw_enable *req, bool enable);
+int ketw_session_enable(struct ketw_session *s, const struct ketw_enable *req);
+int ketw_session_get_filter(struct ketw_session *s, struct ketw_enable *req);
+struct ketw_provider *ketw_provider_find(const char *name, const u8 *guid,
+					 bool user);
+struct ketw_session_enable *
+ketw_session_enable_find(struct ketw_session *s, const char *name,
+			 const u8 *guid, bool user,
+			 const struct ketw_provider *prov);
+int ketw_session_enables_for_each(struct ketw_session *s,
+				  int (*fn)(const struct ketw_session_enable *se,
+					    void *arg),
+				  void *arg);
 int ketw_providers_list(struct ketw_list *l);
 int ketw_events_list(struct ketw_list *l);
 int ketw_providers_for_each(int (*fn)(struct ketw_provider *prov, void *arg),

@@ -40,15 +40,13 @@ static bool ketw_name_valid(const char *name)
 	return true;
 }
 
-/**
- * __ketw_session_find() - look a session up by name, without a reference
- * @name: the name (need not be NUL-terminated within KETW_NAME_MAX).
- *
- * Context: ketw_mutex held; the session is valid while it is.
- *
- * Return: the session, or NULL.
+/*
+ * The session named @name (need not be NUL-terminated within
+ * KETW_NAME_MAX), without a reference, or NULL. Context: ketw_mutex held;
+ * the session is valid while it is. ketw_session_get() is the way in for
+ * the other files.
  */
-struct ketw_session *__ketw_session_find(const char *name)
+static struct ketw_session *__ketw_session_find(const char *name)
 {
 	struct ketw_session *s;
 
@@ -346,21 +344,27 @@ int ketw_session_set_attr(struct ketw_session *s,
 }
 
 /**
- * ketw_session_get() - look a session up by name
- * @name: the name (need not be NUL-terminated within KETW_NAME_MAX).
+ * ketw_session_get() - the session a name names, with a reference
+ * @name: the name, as a request carries it (its NUL may be missing).
  *
- * Return: the session with a reference, or NULL.
+ * The one way from a name to a session: /dev/ketw's requests, ketwfs's
+ * directories and files all look sessions up here.
+ *
+ * Return: the session with a reference; ERR_PTR(-EINVAL) for a name
+ * without its NUL within KETW_NAME_MAX; ERR_PTR(-ENOENT) for none.
  */
 struct ketw_session *ketw_session_get(const char *name)
 {
 	struct ketw_session *s;
 
+	if (strnlen(name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return ERR_PTR(-EINVAL);
 	mutex_lock(&ketw_mutex);
 	s = __ketw_session_find(name);
 	if (s)
 		kref_get(&s->kref);
 	mutex_unlock(&ketw_mutex);
-	return s;
+	return s ? s : ERR_PTR(-ENOENT);
 }
 
 /*
