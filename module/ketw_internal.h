@@ -147,11 +147,6 @@ void ketw_session_fill_attr(struct ketw_session *s,
 int ketw_session_set_attr(struct ketw_session *s,
 			  struct ketw_session_attr *attr);
 u32 ketw_default_max_data(u32 buffer_kb);
-bool ketw_session_log(struct ketw_session *s, const u8 *guid,
-		      const struct ketw_event_descriptor *desc,
-		      const void *data, size_t len, u16 flags);
-void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
-			     const void *data, size_t len);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len);
 int ketw_session_read_begin(struct ketw_session *s);
@@ -190,6 +185,13 @@ int ketw_session_flush(struct ketw_session *s);
 int ketw_session_rundown(struct ketw_session *s);
 int ketw_session_mmap(struct ketw_session *s, struct vm_area_struct *vma);
 void ketw_sessions_destroy_all(void);
+
+/* sysevent.c */
+bool ketw_session_log(struct ketw_session *s, const u8 *guid,
+		      const struct ketw_event_descriptor *desc,
+		      const void *data, size_t len, u16 flags);
+void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
+			     const void *data, size_t len);
 
 /* provider.c */
 void ketw_providers_attach(struct ketw_session *s);
