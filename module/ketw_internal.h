@@ -246,10 +246,35 @@ void ketw_mem_uncharge(u64 need);
 u64 ketw_mem_used_bytes(void);
 
 /* user.c */
+struct ketw_user;
+
+/*
+ * A provider registered from user space, owned by one file; its name is
+ * KETW_USER_PREFIX and the name asked for. Here, not in user.c, for
+ * ketw_user_provider_uid(): the registry (provider.c) reads it, and
+ * user.c registers through the registry.
+ */
+struct ketw_user_prov {
+	struct ketw_provider prov;
+	struct ketw_user *user;		/* NULL: not limited */
+	u32 uid;			/* who registered it */
+	char name[KETW_NAME_MAX];
+};
+
+/**
+ * ketw_user_provider_uid() - who registered a user provider
+ * @prov: from ketw_user_provider_register().
+ *
+ * Return: the user id, in the initial user namespace.
+ */
+static inline u32 ketw_user_provider_uid(const struct ketw_provider *prov)
+{
+	return container_of(prov, struct ketw_user_prov, prov)->uid;
+}
+
 struct ketw_provider *
 ketw_user_provider_register(const struct ketw_user_provider *up, bool limited);
 void ketw_user_provider_unregister(struct ketw_provider *prov);
-u32 ketw_user_provider_uid(const struct ketw_provider *prov);
 int ketw_user_write(struct ketw_provider *prov,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len);

@@ -50,17 +50,6 @@ struct ketw_user {
 static DEFINE_HASHTABLE(ketw_users, 6);
 static DEFINE_MUTEX(ketw_users_mutex);
 
-/*
- * A provider registered from user space, owned by one file; its name is
- * KETW_USER_PREFIX and the name asked for.
- */
-struct ketw_user_prov {
-	struct ketw_provider prov;
-	struct ketw_user *user;		/* NULL: not limited */
-	u32 uid;			/* who registered it */
-	char name[KETW_NAME_MAX];
-};
-
 /* Count one more provider of the caller's user id. */
 static struct ketw_user *ketw_user_get(void)
 {
@@ -193,17 +182,6 @@ void ketw_user_provider_unregister(struct ketw_provider *prov)
 	ketw_provider_unregister(prov);
 	ketw_user_put(u->user);
 	kfree(u);
-}
-
-/**
- * ketw_user_provider_uid() - who registered a user provider
- * @prov: from ketw_user_provider_register().
- *
- * Return: the user id, in the initial user namespace.
- */
-u32 ketw_user_provider_uid(const struct ketw_provider *prov)
-{
-	return container_of(prov, struct ketw_user_prov, prov)->uid;
 }
 
 /**
