@@ -2,10 +2,16 @@
 /*
  * ketw - declarations shared by the module's files (not an API).
  *
- * Roles: ring.c (buffer core), session.c (sessions and system events),
- * provider.c (registry, filters, the write path), user.c (user-space
- * providers and their limits), chardev.c (/dev/ketw), main.c (init and
- * exit).
+ * Roles: ring.c (buffer core), clock.c (the MONO clock), memory.c
+ * (buffer memory and its cap), session.c (sessions: their lifetime,
+ * states, readers and rundown), sysevent.c (system events), provider.c
+ * (registry, filters, the write path), user.c (user-space providers and
+ * their limits), boot.c (boot-time sessions), chardev.c (/dev/ketw and
+ * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
+ * filesystem, its control files, its trace readers; fs.h), errlog.c
+ * (ketwfs's error_log), names.c (the words for attributes and system
+ * events), trace_bridge.c (the ketw:ketw_event ftrace event), main.c
+ * (init and exit).
  */
 #ifndef _KETW_INTERNAL_H
 #define _KETW_INTERNAL_H
