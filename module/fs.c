@@ -420,25 +420,25 @@ static int ketwfs_list_provider_fn(struct ketw_provider *prov, void *arg)
 	return ketwfs_list_push(arg, prov->name);
 }
 
+/* Session names are unique too; one named "." or ".." has no directory. */
+static int ketwfs_list_session_fn(struct ketw_session *s, void *arg)
+{
+	if (!ketwfs_name_ok(s->attr.name))
+		return 0;
+	return ketwfs_list_push(arg, s->attr.name);
+}
+
 static int ketwfs_list_dir(struct ketwfs_inode *pi, struct ketwfs_names_list *l)
 {
 	char buf[KETW_NAME_MAX];
 	struct ketw_provider *prov;
-	struct ketw_session *s;
 	int err = 0;
 	u32 i;
 
 	mutex_lock(&ketw_mutex);
 	switch (pi->kind) {
 	case KFS_SESSIONS:
-		/* A session named "." or ".." has no directory. */
-		list_for_each_entry(s, &ketw_sessions, node) {
-			if (!ketwfs_name_ok(s->attr.name))
-				continue;
-			err = ketwfs_list_push(l, s->attr.name);
-			if (err)
-				break;
-		}
+		err = ketw_sessions_for_each(ketwfs_list_session_fn, l);
 		break;
 	case KFS_PROVIDERS:
 		err = ketw_providers_for_each(ketwfs_list_provider_fn, l);

@@ -191,6 +191,8 @@ int ketw_session_flush(struct ketw_session *s);
 int ketw_session_rundown(struct ketw_session *s);
 int ketw_session_mmap(struct ketw_session *s, struct vm_area_struct *vma);
 void ketw_sessions_destroy_all(void);
+int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
+			   void *arg);
 
 /* sysevent.c */
 bool ketw_session_log(struct ketw_session *s, const u8 *guid,

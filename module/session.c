@@ -364,6 +364,32 @@ struct ketw_session *ketw_session_get(const char *name)
 	return s ? s : ERR_PTR(-ENOENT);
 }
 
+/**
+ * ketw_sessions_for_each() - call @fn on each session, oldest first
+ * @fn:  returns 0 to go on, anything else to stop.
+ * @arg: passed to @fn.
+ *
+ * For ketwfs, which lists the sessions. The sessions stay on the list,
+ * and ketw_mutex held, while @fn runs.
+ * Context: ketw_mutex held.
+ *
+ * Return: the first non-zero value @fn returned, or 0.
+ */
+int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
+			   void *arg)
+{
+	struct ketw_session *s;
+	int ret;
+
+	lockdep_assert_held(&ketw_mutex);
+	list_for_each_entry(s, &ketw_sessions, node) {
+		ret = fn(s, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * The last reference went: free everything. This may run inside munmap()
  * (mmap_lock held), in the auto-stop work or in any file operation, so it
