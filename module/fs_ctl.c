@@ -446,7 +446,6 @@ static int ketwfs_write_providers(struct ketwfs_inode *ki, char *line)
 	bool disable;
 	int err;
 
-	strscpy(req.session, ki->session, KETW_NAME_MAX);
 	tok = ketwfs_token(&p, " \t");
 	if (!tok)
 		return -EINVAL;
@@ -590,7 +589,6 @@ static int ketwfs_write_event_set(struct ketwfs_inode *ki, char *line)
 	err = nr ? 0 : -ENOENT;
 	for (i = 0; !err && i < nr; i++) {
 		reqs[i].size = sizeof(reqs[i]);
-		strscpy(reqs[i].session, ki->session, KETW_NAME_MAX);
 		err = ketwfs_get_entry(ki, &reqs[i], &reqs[i].filter);
 	}
 	for (i = 0; !err && i < nr; i++) {
