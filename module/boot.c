@@ -117,9 +117,8 @@ static int ketw_boot_session(unsigned int n, char *spec)
 		goto out;
 	for (i = 0; i < nr && !err; i++) {
 		reqs[i].size = sizeof(reqs[i]);
-		memcpy(reqs[i].session, attr->name, sizeof(reqs[i].session));
 		why = reqs[i].provider;
-		err = ketw_session_enable(&reqs[i]);
+		err = ketw_session_enable(s, &reqs[i]);
 	}
 	if (!err) {
 		why = "start";

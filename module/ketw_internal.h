@@ -2,10 +2,16 @@
 /*
  * ketw - declarations shared by the module's files (not an API).
  *
- * Roles: ring.c (buffer core), session.c (sessions and system events),
- * provider.c (registry, filters, the write path), user.c (user-space
- * providers and their limits), ioctl.c (/dev/ketw), main.c (init and
- * exit).
+ * Roles: ring.c (buffer core), clock.c (the MONO clock), memory.c
+ * (buffer memory and its cap), session.c (sessions: their lifetime,
+ * states, readers and rundown), sysevent.c (system events), provider.c
+ * (registry, filters, the write path), user.c (user-space providers and
+ * their limits), boot.c (boot-time sessions), chardev.c (/dev/ketw and
+ * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
+ * filesystem, its control files, its trace readers; fs.h), errlog.c
+ * (ketwfs's error_log), names.c (the words for attributes and system
+ * events), trace_bridge.c (the ketw:ketw_event ftrace event), main.c
+ * (init and exit).
  */
 #ifndef _KETW_INTERNAL_H
 #define _KETW_INTERNAL_H
@@ -138,7 +144,6 @@ struct ketw_session_enable {
 int ketw_session_create(struct ketw_session_attr *attr,
 			struct ketw_session **out);
 struct ketw_session *ketw_session_get(const char *name);
-struct ketw_session *__ketw_session_find(const char *name);
 void ketw_session_put(struct ketw_session *s);
 int ketw_session_start(struct ketw_session *s);
 int ketw_session_stop(struct ketw_session *s);
@@ -148,13 +153,30 @@ void ketw_session_fill_attr(struct ketw_session *s,
 int ketw_session_set_attr(struct ketw_session *s,
 			  struct ketw_session_attr *attr);
 u32 ketw_default_max_data(u32 buffer_kb);
-bool ketw_session_log(struct ketw_session *s, const u8 *guid,
-		      const struct ketw_event_descriptor *desc,
-		      const void *data, size_t len, u16 flags);
-void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
-			     const void *data, size_t len);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len);
+int ketw_session_read_begin(struct ketw_session *s);
+void ketw_session_read_end(struct ketw_session *s);
+int ketw_session_read_lock(struct ketw_session *s);
+void ketw_session_read_unlock(struct ketw_session *s);
+ssize_t ketw_session_read_cpu(struct ketw_session *s, int cpu,
+			      char __user *buf, size_t len);
+ssize_t ketw_session_peek_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u32 *pos);
+bool ketw_session_consume_cpu(struct ketw_session *s, int cpu, u32 pos,
+			      u32 span);
+int ketw_session_snapshot_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u64 *copied, u64 *dropped);
+int ketw_session_snapshot_cpu_user(struct ketw_session *s, int cpu,
+				   char __user *buf, size_t len,
+				   u64 *copied, u64 *dropped);
+void ketw_session_stats_cpu(struct ketw_session *s, int cpu,
+			    struct ketw_cpu_stats *st);
+bool ketw_session_empty(struct ketw_session *s, int cpu);
+int ketw_session_wait_records(struct ketw_session *s, int cpu);
+void ketw_session_poll_wait(struct ketw_session *s, struct file *file,
+			    struct poll_table_struct *pt);
+bool ketw_session_stopped(struct ketw_session *s);
 int ketw_session_wait(struct ketw_session *s, wait_queue_head_t *wq,
 		      struct ketw_session *const *attached);
 __poll_t ketw_session_poll(struct ketw_session *s);
@@ -169,14 +191,34 @@ int ketw_session_flush(struct ketw_session *s);
 int ketw_session_rundown(struct ketw_session *s);
 int ketw_session_mmap(struct ketw_session *s, struct vm_area_struct *vma);
 void ketw_sessions_destroy_all(void);
+int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
+			   void *arg);
+
+/* sysevent.c */
+bool ketw_session_log(struct ketw_session *s, const u8 *guid,
+		      const struct ketw_event_descriptor *desc,
+		      const void *data, size_t len, u16 flags);
+void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
+			     const void *data, size_t len);
 
 /* provider.c */
 void ketw_providers_attach(struct ketw_session *s);
 void ketw_providers_detach(struct ketw_session *s);
 void ketw_providers_rundown(struct ketw_session *s);
 void ketw_session_enables_free(struct ketw_session *s);
-int ketw_session_enable(struct ketw_enable *req);
-int ketw_session_get_filter(struct ketw_enable *req);
+int ketw_enable_check(const struct ketw_enable *req, bool enable);
+int ketw_session_enable(struct ketw_session *s, const struct ketw_enable *req);
+int ketw_session_get_filter(struct ketw_session *s, struct ketw_enable *req);
+struct ketw_provider *ketw_provider_find(const char *name, const u8 *guid,
+					 bool user);
+struct ketw_session_enable *
+ketw_session_enable_find(struct ketw_session *s, const char *name,
+			 const u8 *guid, bool user,
+			 const struct ketw_provider *prov);
+int ketw_session_enables_for_each(struct ketw_session *s,
+				  int (*fn)(const struct ketw_session_enable *se,
+					    void *arg),
+				  void *arg);
 int ketw_providers_list(struct ketw_list *l);
 int ketw_events_list(struct ketw_list *l);
 int ketw_providers_for_each(int (*fn)(struct ketw_provider *prov, void *arg),
@@ -212,22 +254,49 @@ void ketw_mem_uncharge(u64 need);
 u64 ketw_mem_used_bytes(void);
 
 /* user.c */
+struct ketw_user;
+
+/*
+ * A provider registered from user space, owned by one file; its name is
+ * KETW_USER_PREFIX and the name asked for. Here, not in user.c: the
+ * registry (provider.c) reads its uid and writes its enable page, and
+ * user.c registers through the registry.
+ */
+struct ketw_user_prov {
+	struct ketw_provider prov;
+	struct ketw_user *user;		/* NULL: not limited */
+	u32 uid;			/* who registered it */
+	char name[KETW_NAME_MAX];
+	struct ketw_event_info *infos;	/* the descriptors as copied; names */
+	struct ketw_event_descriptor *descs; /* prov.events: point into @infos */
+	struct ketw_field *fields;	/* the descriptors' fields */
+	struct page *page;		/* the enable page (provider.c writes it) */
+};
+
+/**
+ * ketw_user_provider_uid() - who registered a user provider
+ * @prov: from ketw_user_provider_register().
+ *
+ * Return: the user id, in the initial user namespace.
+ */
+static inline u32 ketw_user_provider_uid(const struct ketw_provider *prov)
+{
+	return container_of(prov, struct ketw_user_prov, prov)->uid;
+}
+
 struct ketw_provider *
 ketw_user_provider_register(const struct ketw_user_provider *up, bool limited);
 void ketw_user_provider_unregister(struct ketw_provider *prov);
-u32 ketw_user_provider_uid(const struct ketw_provider *prov);
-void ketw_user_enables_changed(struct ketw_provider *prov,
-			       const struct ketw_enable_set *set, bool all);
 int ketw_user_mmap(struct ketw_provider *prov, struct vm_area_struct *vma);
 int ketw_user_write(struct ketw_provider *prov,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len);
 
-/* fs.c */
+/* fs.c (fs_ctl.c, fs_trace.c: fs.h) */
 int ketwfs_init(void);
 void ketwfs_exit(void);
 
-/* ioctl.c */
+/* chardev.c */
 extern int ketw_user_gid;
 int ketw_dev_init(void);
 void ketw_dev_exit(void);

@@ -5,11 +5,11 @@
  * sessions put there, the write path that follows them, rundown and
  * user-space providers.
  */
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -155,22 +155,109 @@ static bool ketw_enable_names(const struct ketw_session_enable *se,
 }
 
 /*
+ * Is @prov the provider named @name, or if that is NULL or empty the one
+ * with @guid (of a user provider if @user)?
+ */
+static bool ketw_provider_is(const struct ketw_provider *prov,
+			     const char *name, const u8 *guid, bool user)
+{
+	if (name && name[0])
+		return !strncmp(name, prov->name, KETW_NAME_MAX);
+	return ketw_guid_names(guid, user, prov);
+}
+
+/**
+ * ketw_provider_find() - a registered provider by name or by GUID
+ * @name: its name, or NULL or "" to look for @guid.
+ * @guid: its GUID, when @name is NULL or "".
+ * @user: @guid is a user provider's (KETW_ENABLE_USER, "user." GUIDs).
+ *
+ * A GUID may be a kernel provider's and a user provider's at once (@user
+ * says which); names never clash (Documentation/ketw-providers.rst).
+ * Context: ketw_mutex held; the provider stays registered while it is.
+ *
+ * Return: the provider, or NULL.
+ */
+struct ketw_provider *ketw_provider_find(const char *name, const u8 *guid,
+					 bool user)
+{
+	struct ketw_provider *prov;
+
+	lockdep_assert_held(&ketw_mutex);
+	if (!(name && name[0]) && !guid)
+		return NULL;
+	list_for_each_entry(prov, &ketw_providers, node)
+		if (ketw_provider_is(prov, name, guid, user))
+			return prov;
+	return NULL;
+}
+
+/**
+ * ketw_session_enable_find() - a session's enable entry for a provider
+ * @s:    the session.
+ * @name: the entry's provider name, "" for @guid, or NULL for @prov's
+ *        entry however it names @prov.
+ * @guid: its GUID, when @name is "".
+ * @user: @guid is a user provider's.
+ * @prov: the registered provider @name or @guid names, or NULL: an entry
+ *        that names it the other way (by GUID rather than name, or the
+ *        reverse) is its entry too.
+ *
+ * Context: ketw_mutex held.
+ *
+ * Return: the first entry that matches, or NULL.
+ */
+struct ketw_session_enable *
+ketw_session_enable_find(struct ketw_session *s, const char *name,
+			 const u8 *guid, bool user,
+			 const struct ketw_provider *prov)
+{
+	struct ketw_session_enable *se;
+	unsigned int i;
+
+	lockdep_assert_held(&ketw_mutex);
+	for (i = 0; i < s->nr_enables; i++) {
+		se = &s->enables[i];
+		if (name && (name[0] ? !strncmp(se->name, name, KETW_NAME_MAX) :
+				       !se->name[0] && se->user == user &&
+				       !memcmp(se->guid, guid, KETW_GUID_SIZE)))
+			return se;
+		if (prov && ketw_enable_names(se, prov))
+			return se;
+	}
+	return NULL;
+}
+
+/**
+ * ketw_session_enables_for_each() - call @fn on each of @s's enable entries
+ * @s:   the session.
+ * @fn:  called with each entry, in order, until it returns non-zero.
+ * @arg: passed to @fn.
+ *
+ * Context: ketw_mutex held.
+ *
+ * Return: what @fn last returned (0 if there is no entry).
+ */
+int ketw_session_enables_for_each(struct ketw_session *s,
+				  int (*fn)(const struct ketw_session_enable *se,
+					    void *arg),
+				  void *arg)
+{
+	unsigned int i;
+	int ret = 0;
+
+	lockdep_assert_held(&ketw_mutex);
+	for (i = 0; i < s->nr_enables && !ret; i++)
+		ret = fn(&s->enables[i], arg);
+	return ret;
+}
+
+/*
  * The filter session @s applies to @prov: its explicit enable for it, or,
  * for a session that never enabled a provider, the session's default
  * filter. Returns false (and filter->enabled = 0) if the session does not
  * take the provider.
  */
-static struct ketw_session_enable *
-ketw_session_enable_of(struct ketw_session *s, const struct ketw_provider *prov)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nr_enables; i++)
-		if (ketw_enable_names(&s->enables[i], prov))
-			return &s->enables[i];
-	return NULL;
-}
-
 static bool ketw_session_filter(struct ketw_session *s,
 				const struct ketw_provider *prov,
 				struct ketw_filter *f)
@@ -185,7 +272,7 @@ static bool ketw_session_filter(struct ketw_session *s,
 		f->match_all = s->attr.match_all;
 		return true;
 	}
-	se = ketw_session_enable_of(s, prov);
+	se = ketw_session_enable_find(s, NULL, NULL, false, prov);
 	if (!se)
 		return false;
 	*f = se->filter;
@@ -225,7 +312,40 @@ static void ketw_provider_key_sync(struct ketw_provider *prov, bool sessions)
 		static_branch_disable(&prov->key);
 }
 
-/* A user provider's enable page follows its enable set (user.c). */
+/*
+ * Rewrite a user provider's enable page from its enable set @set (may be
+ * NULL); @all: the ftrace event ketw:ketw_event is on and takes every
+ * event. The page is the user-space side of the static branch: it says
+ * which levels and keywords some session may take (struct
+ * ketw_user_enable_page). Called wherever the enable set is replaced.
+ */
+static void ketw_user_page_sync(struct ketw_provider *prov,
+				const struct ketw_enable_set *set, bool all)
+{
+	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
+						prov);
+	struct ketw_user_enable_page *pg = page_address(u->page);
+	const u32 every = GENMASK(KETW_LEVEL_VERBOSE, 0);
+	u32 levels = all ? every : 0, nr = set ? set->nr : 0, i;
+	u64 kw = all ? ~0ULL : 0;
+
+	lockdep_assert_held(&ketw_mutex);
+	for (i = 0; i < nr; i++) {
+		const struct ketw_enablement *e = &set->e[i];
+
+		levels |= e->level ? GENMASK(min_t(u32, e->level,
+						   KETW_LEVEL_VERBOSE), 0) :
+				     every;
+		kw |= e->match_any ? e->match_any : ~0ULL;
+	}
+	WRITE_ONCE(pg->nr_sessions, nr);
+	WRITE_ONCE(pg->keyword_any, kw);
+	WRITE_ONCE(pg->levels, levels);
+	smp_wmb();	/* a reader that sees the new seq sees the rest */
+	WRITE_ONCE(pg->seq, pg->seq + 1);
+}
+
+/* A user provider's enable page follows its enable set. */
 static void ketw_provider_enables_changed(struct ketw_provider *prov)
 {
 	struct ketw_enable_set *set;
@@ -233,7 +353,7 @@ static void ketw_provider_enables_changed(struct ketw_provider *prov)
 	set = rcu_dereference_protected(prov->enables,
 					lockdep_is_held(&ketw_mutex));
 	if (ketw_is_user(prov))
-		ketw_user_enables_changed(prov, set, ketw_bridge_on);
+		ketw_user_page_sync(prov, set, ketw_bridge_on);
 }
 
 /*
@@ -294,7 +414,7 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 		return;
 	}
 	if (s->explicit)
-		se = ketw_session_enable_of(s, prov);
+		se = ketw_session_enable_find(s, NULL, NULL, false, prov);
 	e.session = s;
 	e.ring = s->ring;
 	e.level = f.level;
@@ -402,19 +522,16 @@ static void ketw_provider_rundown(struct ketw_session *s,
 }
 
 /**
- * ketw_providers_rundown() - log the registry and the tasks into a session
+ * ketw_providers_rundown() - log the registry into a session
  * @s: the session.
  *
- * ETW's DC_START rundown, ThreadX's object registry: every provider
- * (PROVIDER), its event descriptors (EVENT_DESC) and every thread (TASK),
- * so that the trace decodes without this machine.
+ * The providers' part of a session's rundown: every provider (PROVIDER)
+ * and its event descriptors (EVENT_DESC); the session logs the threads.
  * Context: ketw_mutex held.
  */
 void ketw_providers_rundown(struct ketw_session *s)
 {
 	struct ketw_provider *prov;
-	struct task_struct *p, *t;
-	struct ketw_sys_task st;
 	struct ketw_event_info *ei;
 
 	lockdep_assert_held(&ketw_mutex);
@@ -429,17 +546,6 @@ void ketw_providers_rundown(struct ketw_session *s)
 		ketw_session_log_system(s, KETW_SYS_ERROR, KETW_TYPE_INFO,
 					&e, sizeof(e));
 	}
-
-	rcu_read_lock();
-	for_each_process_thread(p, t) {
-		memset(&st, 0, sizeof(st));
-		st.process_id = task_tgid_nr(t);
-		st.thread_id = task_pid_nr(t);
-		get_task_comm(st.comm, t);
-		ketw_session_log_system(s, KETW_SYS_TASK, KETW_TYPE_DC_START,
-					&st, sizeof(st));
-	}
-	rcu_read_unlock();
 }
 
 /*
@@ -460,18 +566,6 @@ static bool ketw_provider_taken(const struct ketw_provider *prov)
 			return true;
 	}
 	return false;
-}
-
-/*
- * The provider a request names: by name if it has one, else by GUID (of a
- * user provider if @user).
- */
-static bool ketw_req_names(const char *name, const u8 *guid, bool user,
-			   const struct ketw_provider *prov)
-{
-	if (name[0])
-		return !strncmp(name, prov->name, KETW_NAME_MAX);
-	return ketw_guid_names(guid, user, prov);
 }
 
 static int ketw_req_check(const char *name, const u8 *guid)
@@ -503,8 +597,8 @@ static void ketw_log_filter_changes(struct ketw_session *s,
 			break;
 		ketw_session_filter(s, prov, &sf->new_filter);
 		sf->old_filter = old[i++];
-		if (ketw_req_names(req->provider, req->guid,
-				   req->flags & KETW_ENABLE_USER, prov))
+		if (ketw_provider_is(prov, req->provider, req->guid,
+				     req->flags & KETW_ENABLE_USER))
 			named_seen = true;
 		if (!memcmp(&sf->old_filter, &sf->new_filter,
 			    sizeof(sf->new_filter)))
@@ -536,25 +630,15 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 				     struct ketw_idset **old_set)
 {
 	bool user = req->flags & KETW_ENABLE_USER;
-	struct ketw_provider *prov = NULL, *p;
 	struct ketw_session_enable *se, *arr;
 	struct ketw_idset *set = NULL;
+	struct ketw_provider *prov;
 	unsigned int i, w;
 
 	/* A registered provider may be named by GUID now, by name before. */
-	list_for_each_entry(p, &ketw_providers, node)
-		if (ketw_req_names(req->provider, req->guid, user, p))
-			prov = p;
-	for (i = 0; i < s->nr_enables; i++) {
-		se = &s->enables[i];
-		if (req->provider[0] ?
-		    !strncmp(se->name, req->provider, KETW_NAME_MAX) :
-		    (se->user == user &&
-		     !memcmp(se->guid, req->guid, KETW_GUID_SIZE)))
-			break;
-		if (prov && ketw_enable_names(se, prov))
-			break;
-	}
+	prov = ketw_provider_find(req->provider, req->guid, user);
+	se = ketw_session_enable_find(s, req->provider, req->guid, user, prov);
+	i = se ? se - s->enables : s->nr_enables;
 	if (req->flags & KETW_ENABLE_DISABLE) {
 		if (i == s->nr_enables)
 			return -ENOENT;
@@ -603,32 +687,48 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 }
 
 /**
- * ketw_session_enable() - enable or disable a provider in a session
- * @req: the request (struct ketw_enable, size already checked).
+ * ketw_enable_check() - is a request to enable or read a filter well formed?
+ * @req:    the request (struct ketw_enable, size already checked); its
+ *          session is not looked at.
+ * @enable: for ketw_session_enable() (else ketw_session_get_filter()).
  *
- * Return: 0; -EINVAL for a bad request (level above 5, unknown flags, no
- * provider named); -ENOENT for no such session, or disabling a provider
- * the session does not enable; -ENOSPC past KETW_MAX_ENABLES; -ENOMEM.
+ * Both check it; /dev/ketw checks it before it looks the session up, so
+ * that a bad request is -EINVAL whether the session exists or not.
+ *
+ * Return: 0; -EINVAL for a level above 5, unknown flags or no provider
+ * named.
  */
-int ketw_session_enable(struct ketw_enable *req)
+int ketw_enable_check(const struct ketw_enable *req, bool enable)
+{
+	u32 flags = KETW_ENABLE_USER | (enable ? KETW_ENABLE_DISABLE : 0);
+
+	if (req->flags & ~flags ||
+	    (enable && req->filter.level > KETW_LEVEL_VERBOSE))
+		return -EINVAL;
+	return ketw_req_check(req->provider, req->guid);
+}
+
+/**
+ * ketw_session_enable() - enable or disable a provider in a session
+ * @s:   the session; the caller holds a reference.
+ * @req: the request (struct ketw_enable, size already checked); its
+ *       session name is not looked at.
+ *
+ * Return: 0; -EINVAL for a bad request (ketw_enable_check()); -ENOENT if
+ * @s is destroyed, or when disabling a provider the session does not
+ * enable; -ENOSPC past KETW_MAX_ENABLES; -ENOMEM.
+ */
+int ketw_session_enable(struct ketw_session *s, const struct ketw_enable *req)
 {
 	struct ketw_idset *old_set = NULL;
 	struct ketw_filter *old = NULL;
 	struct ketw_provider *prov;
-	struct ketw_session *s;
 	unsigned int nr = 0;
 	int err;
 
-	if (req->flags & ~(KETW_ENABLE_DISABLE | KETW_ENABLE_USER) ||
-	    req->filter.level > KETW_LEVEL_VERBOSE ||
-	    strnlen(req->session, KETW_NAME_MAX) == KETW_NAME_MAX)
-		return -EINVAL;
-	err = ketw_req_check(req->provider, req->guid);
+	err = ketw_enable_check(req, true);
 	if (err)
 		return err;
-	s = ketw_session_get(req->session);
-	if (!s)
-		return -ENOENT;
 
 	mutex_lock(&ketw_mutex);
 	if (s->destroyed) {
@@ -660,32 +760,25 @@ out:
 	if (old_set)
 		kfree_rcu(old_set, rcu);
 	kfree(old);
-	ketw_session_put(s);
 	return err;
 }
 
 /**
  * ketw_session_get_filter() - the filter a session applies to a provider
- * @req: in: session and provider; out: @req->filter (enabled = 0 if the
- *       session does not take the provider).
+ * @s:   the session; the caller holds a reference.
+ * @req: in: the provider; out: @req->filter (enabled = 0 if the session
+ *       does not take the provider). Its session name is not looked at.
  *
- * Return: 0; -EINVAL; -ENOENT for no such session.
+ * Return: 0; -EINVAL for a bad request (ketw_enable_check()).
  */
-int ketw_session_get_filter(struct ketw_enable *req)
+int ketw_session_get_filter(struct ketw_session *s, struct ketw_enable *req)
 {
-	struct ketw_provider tmp = {};
-	struct ketw_session *s;
+	struct ketw_provider tmp = {}, *prov;
 	int err;
 
-	if (req->flags & ~KETW_ENABLE_USER ||
-	    strnlen(req->session, KETW_NAME_MAX) == KETW_NAME_MAX)
-		return -EINVAL;
-	err = ketw_req_check(req->provider, req->guid);
+	err = ketw_enable_check(req, false);
 	if (err)
 		return err;
-	s = ketw_session_get(req->session);
-	if (!s)
-		return -ENOENT;
 	mutex_lock(&ketw_mutex);
 	/* A stand-in: the provider need not be registered. */
 	memcpy(tmp.guid, req->guid, KETW_GUID_SIZE);
@@ -694,23 +787,13 @@ int ketw_session_get_filter(struct ketw_enable *req)
 	    !strncmp(req->provider, KETW_USER_PREFIX,
 		     sizeof(KETW_USER_PREFIX) - 1))
 		tmp.flags = KETW_PROVIDER_USER;
-	if (!req->provider[0]) {
-		struct ketw_provider *prov;
-
-		tmp.name = "";
-		list_for_each_entry(prov, &ketw_providers, node)
-			if (ketw_guid_names(req->guid, ketw_is_user(&tmp), prov))
-				tmp.name = prov->name;
-	} else {
-		struct ketw_provider *prov;
-
-		list_for_each_entry(prov, &ketw_providers, node)
-			if (!strncmp(prov->name, req->provider, KETW_NAME_MAX))
-				memcpy(tmp.guid, prov->guid, KETW_GUID_SIZE);
-	}
+	prov = ketw_provider_find(req->provider, req->guid, ketw_is_user(&tmp));
+	if (!req->provider[0])
+		tmp.name = prov ? prov->name : "";
+	else if (prov)
+		memcpy(tmp.guid, prov->guid, KETW_GUID_SIZE);
 	ketw_session_filter(s, &tmp, &req->filter);
 	mutex_unlock(&ketw_mutex);
-	ketw_session_put(s);
 	return 0;
 }
 
@@ -766,8 +849,8 @@ int ketw_providers_list(struct ketw_list *l)
 int ketw_events_list(struct ketw_list *l)
 {
 	struct ketw_event_info __user *out = u64_to_user_ptr(l->entries);
-	struct ketw_provider *prov, *found = NULL;
 	struct ketw_event_info *ei = NULL;
+	struct ketw_provider *found;
 	u32 i, cap = 0;
 	int err;
 
@@ -776,9 +859,7 @@ int ketw_events_list(struct ketw_list *l)
 		return err;
 	mutex_lock(&ketw_mutex);
 	/* By GUID: the kernel's (user providers are named by name). */
-	list_for_each_entry(prov, &ketw_providers, node)
-		if (ketw_req_names(l->provider, l->guid, false, prov))
-			found = prov;
+	found = ketw_provider_find(l->provider, l->guid, false);
 	err = found ? 0 : -ENOENT;
 	if (found)
 		cap = min(found->nr_events, l->capacity);

@@ -273,7 +273,7 @@ static noinline void rb_resync(struct ketw_ring *ring, struct rb_cpu *cb,
 {
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
 		cmpxchg(&cb->meta->oldest, raw, pos);
-	else	/* Pairs with smp_load_acquire() of consumed in reserve. */
+	else	/* Pairs with smp_load_acquire() of consumed in rb_no_room(). */
 		smp_store_release(&cb->meta->consumed, pos);
 	WRITE_ONCE(cb->meta->resyncs, READ_ONCE(cb->meta->resyncs) + 1);
 	pr_warn_ratelimited("ketw: cpu%d: reader position %u in the meta page is not valid, going on from %u\n",
@@ -310,7 +310,8 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 		 * Every record below r is complete: writers that reserved
 		 * before we read r ran inside us and have finished. Order
 		 * their bytes before the position that lets the reader at
-		 * them; pairs with smp_load_acquire() in the readers.
+		 * them; pairs with smp_load_acquire() of commit in
+		 * rb_reader_pos() and ketw_ring_commits().
 		 */
 		smp_wmb();
 		WRITE_ONCE(cb->commit, RB_POS(r));
@@ -664,8 +665,10 @@ rb_no_room(struct ketw_ring *ring, struct rb_cpu *cb, u32 size, u32 end,
 	if (ring->cfg.policy == KETW_POLICY_UNTIL_FULL && !system)
 		size -= KETW_SYSTEM_RESERVE;
 	/*
-	 * Acquire pairs with the reader's release of consumed: it has
-	 * finished with those bytes before we reuse them.
+	 * Acquire pairs with the reader's release of consumed (in
+	 * ketw_ring_read_cpu(), ketw_ring_peek_cpu(), ketw_ring_consume_cpu()
+	 * and rb_resync()): it has finished with those bytes before we reuse
+	 * them.
 	 */
 	tail = smp_load_acquire(&cb->meta->consumed);
 	return end - tail > size ? &cb->meta->lost_full : NULL;
@@ -911,7 +914,10 @@ void ketw_ring_report_lost(struct ketw_ring *ring)
 static void rb_loop_bad_header(struct ketw_ring *ring, struct rb_cpu *cb,
 			       int cpu, u32 c)
 {
-	/* Our reads of the header before the claim; pairs with its cmpxchg. */
+	/*
+	 * Our reads of the header before the claim; pairs with the claim's
+	 * cmpxchg in rb_loop_claim().
+	 */
 	smp_rmb();
 	if (READ_ONCE(cb->meta->oldest) == c)
 		rb_resync(ring, cb, cpu, c, READ_ONCE(cb->oldest));
@@ -1022,7 +1028,7 @@ next_loop:
 		/*
 		 * Release: our reads of the records are done before a writer
 		 * may reuse their space. Pairs with smp_load_acquire() in
-		 * reserve.
+		 * rb_no_room().
 		 */
 		smp_store_release(&cb->meta->consumed, c);
 	}
@@ -1090,7 +1096,7 @@ ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
 			if (cmpxchg(&cb->meta->oldest, c, c + span) != c)
 				goto next_loop;
 		} else {
-			/* Pairs with smp_load_acquire() of consumed in reserve. */
+			/* Pairs with smp_load_acquire() in rb_no_room(). */
 			smp_store_release(&cb->meta->consumed, c + span);
 		}
 		c += span;
@@ -1134,7 +1140,7 @@ bool ketw_ring_consume_cpu(struct ketw_ring *ring, int cpu, u32 pos, u32 span)
 			return false;
 		/*
 		 * Release: our copy is done before a writer may reuse the
-		 * space. Pairs with smp_load_acquire() in reserve.
+		 * space. Pairs with smp_load_acquire() in rb_no_room().
 		 */
 		smp_store_release(&cb->meta->consumed, pos + span);
 	}
@@ -1176,7 +1182,8 @@ static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
 		/*
 		 * Our reads of the records before the load of oldest: what
 		 * writers released meanwhile they may have written over.
-		 * Pairs with smp_wmb() after their move of oldest.
+		 * Pairs with smp_wmb() after their move of oldest in
+		 * rb_loop_release_slow().
 		 */
 		smp_rmb();
 		o2 = READ_ONCE(cb->oldest);

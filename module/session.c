@@ -11,6 +11,7 @@
 #include <linux/oom.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/smp.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -19,9 +20,6 @@
 
 LIST_HEAD(ketw_sessions);
 static unsigned int ketw_nr_sessions;
-
-/* The system provider: the all-zero GUID. */
-static const u8 ketw_system_guid[KETW_GUID_SIZE];
 
 static bool ketw_name_valid(const char *name)
 {
@@ -39,15 +37,13 @@ static bool ketw_name_valid(const char *name)
 	return true;
 }
 
-/**
- * __ketw_session_find() - look a session up by name, without a reference
- * @name: the name (need not be NUL-terminated within KETW_NAME_MAX).
- *
- * Context: ketw_mutex held; the session is valid while it is.
- *
- * Return: the session, or NULL.
+/*
+ * The session named @name (need not be NUL-terminated within
+ * KETW_NAME_MAX), without a reference, or NULL. Context: ketw_mutex held;
+ * the session is valid while it is. ketw_session_get() is the way in for
+ * the other files.
  */
-struct ketw_session *__ketw_session_find(const char *name)
+static struct ketw_session *__ketw_session_find(const char *name)
 {
 	struct ketw_session *s;
 
@@ -345,21 +341,53 @@ int ketw_session_set_attr(struct ketw_session *s,
 }
 
 /**
- * ketw_session_get() - look a session up by name
- * @name: the name (need not be NUL-terminated within KETW_NAME_MAX).
+ * ketw_session_get() - the session a name names, with a reference
+ * @name: the name, as a request carries it (its NUL may be missing).
  *
- * Return: the session with a reference, or NULL.
+ * The one way from a name to a session: /dev/ketw's requests, ketwfs's
+ * directories and files all look sessions up here.
+ *
+ * Return: the session with a reference; ERR_PTR(-EINVAL) for a name
+ * without its NUL within KETW_NAME_MAX; ERR_PTR(-ENOENT) for none.
  */
 struct ketw_session *ketw_session_get(const char *name)
 {
 	struct ketw_session *s;
 
+	if (strnlen(name, KETW_NAME_MAX) == KETW_NAME_MAX)
+		return ERR_PTR(-EINVAL);
 	mutex_lock(&ketw_mutex);
 	s = __ketw_session_find(name);
 	if (s)
 		kref_get(&s->kref);
 	mutex_unlock(&ketw_mutex);
-	return s;
+	return s ? s : ERR_PTR(-ENOENT);
+}
+
+/**
+ * ketw_sessions_for_each() - call @fn on each session, oldest first
+ * @fn:  returns 0 to go on, anything else to stop.
+ * @arg: passed to @fn.
+ *
+ * For ketwfs, which lists the sessions. The sessions stay on the list,
+ * and ketw_mutex held, while @fn runs.
+ * Context: ketw_mutex held.
+ *
+ * Return: the first non-zero value @fn returned, or 0.
+ */
+int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
+			   void *arg)
+{
+	struct ketw_session *s;
+	int ret;
+
+	lockdep_assert_held(&ketw_mutex);
+	list_for_each_entry(s, &ketw_sessions, node) {
+		ret = fn(s, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -391,26 +419,29 @@ void ketw_session_put(struct ketw_session *s)
 	kref_put(&s->kref, ketw_session_release);
 }
 
-/**
- * ketw_session_log_system() - log a system event on the current CPU
- * @s:    the session.
- * @id:   KETW_SYS_*.
- * @type: KETW_TYPE_INFO, or KETW_TYPE_DC_START for rundown events.
- * @data: the payload.
- * @len:  its length.
- *
- * Bypasses every filter; callers hold ketw_mutex or otherwise know the
- * session is alive.
+/*
+ * ETW's DC_START rundown, ThreadX's object registry: every provider with
+ * its event descriptors (ketw_providers_rundown()), then every thread
+ * (TASK), so that the trace decodes without this machine.
+ * Context: ketw_mutex held.
  */
-void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
-			     const void *data, size_t len)
+static void ketw_session_log_rundown(struct ketw_session *s)
 {
-	struct ketw_event_descriptor desc = { .id = id, .type = type };
+	struct task_struct *p, *t;
+	struct ketw_sys_task st;
 
-	preempt_disable();
-	ketw_session_log(s, ketw_system_guid, &desc, data, len,
-			 KETW_RECORD_SYSTEM);
-	preempt_enable();
+	lockdep_assert_held(&ketw_mutex);
+	ketw_providers_rundown(s);
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		memset(&st, 0, sizeof(st));
+		st.process_id = task_tgid_nr(t);
+		st.thread_id = task_pid_nr(t);
+		get_task_comm(st.comm, t);
+		ketw_session_log_system(s, KETW_SYS_TASK, KETW_TYPE_DC_START,
+					&st, sizeof(st));
+	}
+	rcu_read_unlock();
 }
 
 static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop);
@@ -493,7 +524,7 @@ int ketw_session_start(struct ketw_session *s)
 					&st, sizeof(st));
 		/* The registry, so that the trace decodes on its own. */
 		if (!(s->attr.flags & KETW_SESSION_NO_RUNDOWN))
-			ketw_providers_rundown(s);
+			ketw_session_log_rundown(s);
 		WRITE_ONCE(s->state, KETW_STATE_RUNNING);
 		ketw_providers_attach(s);
 	}
@@ -591,39 +622,206 @@ void ketw_sessions_destroy_all(void)
 }
 
 /**
- * ketw_session_log() - store one event in a session, on this CPU
- * @s:     a running session (or one the caller logs a system event into).
- * @guid:  the provider's GUID.
- * @desc:  the event's descriptor.
- * @data:  the payload.
- * @len:   its length; cut to the session's max_data_size (not for
- *         system events, which are a few bytes).
- * @flags: KETW_RECORD_* flags to set.
+ * ketw_session_read_begin() - start reading @s's buffers
+ * @s: the session; the caller holds a reference.
  *
- * Preemption must be disabled.
+ * An mmap consumer owns the positions while it maps a data area: a read
+ * between this and ketw_session_read_end() keeps one from being mapped.
  *
- * Return: true if stored, false if counted lost.
+ * Return: 0; -EBUSY while a data area is mapped.
  */
-bool ketw_session_log(struct ketw_session *s, const u8 *guid,
-		      const struct ketw_event_descriptor *desc,
-		      const void *data, size_t len, u16 flags)
+int ketw_session_read_begin(struct ketw_session *s)
 {
-	/* System events are small and fixed: max_data_size is for providers. */
-	u32 cap = flags & KETW_RECORD_SYSTEM ? KETW_MAX_DATA_SIZE :
-		  s->attr.max_data_size;
-	u32 wflags = flags;
+	return ketw_ring_read_begin(s->ring);
+}
 
-	if (len > cap) {
-		len = cap;
-		wflags |= KETW_RECORD_TRUNCATED;
-	}
-	/*
-	 * System events may use UNTIL_FULL's reserve, but not rundown
-	 * records (DC_START): a big rundown must not leave STOP without room.
-	 */
-	if ((flags & KETW_RECORD_SYSTEM) && desc->type != KETW_TYPE_DC_START)
-		wflags |= KETW_RING_USE_RESERVE;
-	return ketw_ring_write(s->ring, guid, desc, data, len, wflags);
+/**
+ * ketw_session_read_end() - end what ketw_session_read_begin() started
+ * @s: the session.
+ */
+void ketw_session_read_end(struct ketw_session *s)
+{
+	ketw_ring_read_end(s->ring);
+}
+
+/**
+ * ketw_session_read_lock() - be @s's one consuming reader
+ * @s: the session; the caller holds a reference.
+ *
+ * Takes @s's read_mutex: records are consumed (ketw_session_read_cpu(),
+ * ketw_session_consume_cpu()) or copied (ketw_session_snapshot_cpu())
+ * under it.
+ *
+ * Return: 0; -ERESTARTSYS on a signal.
+ */
+int ketw_session_read_lock(struct ketw_session *s)
+{
+	return mutex_lock_interruptible(&s->read_mutex) ? -ERESTARTSYS : 0;
+}
+
+/**
+ * ketw_session_read_unlock() - release what ketw_session_read_lock() took
+ * @s: the session.
+ */
+void ketw_session_read_unlock(struct ketw_session *s)
+{
+	mutex_unlock(&s->read_mutex);
+}
+
+/**
+ * ketw_session_read_cpu() - drain whole records of one CPU of @s
+ * @s:   the session, read begun and locked (ketw_session_read_begin(),
+ *       ketw_session_read_lock()).
+ * @cpu: a possible CPU.
+ * @buf: user buffer.
+ * @len: its size.
+ *
+ * The read of /dev/ketw (every CPU, ketw_session_read()) and of ketwfs's
+ * trace_pipe_raw (one CPU) both read through it.
+ *
+ * Return: bytes read, 0 if the CPU has no record; -EMSGSIZE if the next
+ * record is larger than @len; -EFAULT.
+ */
+ssize_t ketw_session_read_cpu(struct ketw_session *s, int cpu,
+			      char __user *buf, size_t len)
+{
+	return ketw_ring_read_cpu(s->ring, cpu, buf, len);
+}
+
+/**
+ * ketw_session_peek_cpu() - copy @cpu's next record without consuming it
+ * @s:   the session, read begun and locked.
+ * @cpu: a possible CPU.
+ * @buf: where to copy it.
+ * @len: @buf's size.
+ * @pos: where the record is, for ketw_session_consume_cpu().
+ *
+ * Return: the record's span; 0 if there is none; -EMSGSIZE if it is
+ * larger than @len.
+ */
+ssize_t ketw_session_peek_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u32 *pos)
+{
+	return ketw_ring_peek_cpu(s->ring, cpu, buf, len, pos);
+}
+
+/**
+ * ketw_session_consume_cpu() - consume the record ketw_session_peek_cpu() saw
+ * @s:    the session, read begun and locked.
+ * @cpu:  its CPU.
+ * @pos:  the record's position, from ketw_session_peek_cpu().
+ * @span: its span.
+ *
+ * Return: true; false if a LOOP writer took the record meanwhile.
+ */
+bool ketw_session_consume_cpu(struct ketw_session *s, int cpu, u32 pos,
+			      u32 span)
+{
+	return ketw_ring_consume_cpu(s->ring, cpu, pos, span);
+}
+
+/**
+ * ketw_session_snapshot_cpu() - copy @cpu's records, consuming none
+ * @s:       the session, read locked.
+ * @cpu:     a possible CPU.
+ * @buf:     kernel buffer.
+ * @len:     its size.
+ * @copied:  bytes copied.
+ * @dropped: bytes of the oldest records LOOP writers took meanwhile.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ketw_session_snapshot_cpu(struct ketw_session *s, int cpu, void *buf,
+			      size_t len, u64 *copied, u64 *dropped)
+{
+	return ketw_ring_snapshot_cpu_kernel(s->ring, cpu, buf, len, copied,
+					     dropped);
+}
+
+/**
+ * ketw_session_snapshot_cpu_user() - ketw_session_snapshot_cpu() to user space
+ * @s:       the session; the caller holds a reference (KETW_IOC_SNAPSHOT
+ *           takes no read lock).
+ * @cpu:     a possible CPU.
+ * @buf:     user buffer.
+ * @len:     its size.
+ * @copied:  bytes copied.
+ * @dropped: bytes of the oldest records LOOP writers took meanwhile.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ketw_session_snapshot_cpu_user(struct ketw_session *s, int cpu,
+				   char __user *buf, size_t len,
+				   u64 *copied, u64 *dropped)
+{
+	return ketw_ring_snapshot_cpu(s->ring, cpu, buf, len, copied, dropped);
+}
+
+/**
+ * ketw_session_stats_cpu() - @cpu's counters of @s
+ * @s:   the session; the caller holds a reference.
+ * @cpu: a possible CPU.
+ * @st:  filled in (all but its name and cpu).
+ */
+void ketw_session_stats_cpu(struct ketw_session *s, int cpu,
+			    struct ketw_cpu_stats *st)
+{
+	ketw_ring_stats_cpu(s->ring, cpu, st);
+}
+
+/**
+ * ketw_session_empty() - does no CPU (or @cpu, if not negative) have a record?
+ * @s:   the session; the caller holds a reference.
+ * @cpu: a possible CPU, or -1 for every CPU.
+ */
+bool ketw_session_empty(struct ketw_session *s, int cpu)
+{
+	return cpu < 0 ? ketw_ring_empty(s->ring) :
+			 ketw_ring_cpu_empty(s->ring, cpu);
+}
+
+/**
+ * ketw_session_wait_records() - sleep until @s (or its @cpu) may have records
+ * @s:   the session; the caller holds a reference, and not its read lock.
+ * @cpu: a possible CPU, or -1 for any CPU.
+ *
+ * Sleeps at most 100 ms (see ketw_session_wait()).
+ *
+ * Return: 0, also on a timeout; -ERESTARTSYS on a signal.
+ */
+int ketw_session_wait_records(struct ketw_session *s, int cpu)
+{
+	return cpu < 0 ? ketw_ring_wait(s->ring, KETW_WAIT_ANY, HZ / 10) :
+			 ketw_ring_wait_cpu(s->ring, cpu, HZ / 10);
+}
+
+/**
+ * ketw_session_poll_wait() - poll_wait() on every CPU's readers' queue
+ * @s:    the session; the caller holds a reference.
+ * @file: the polled file.
+ * @pt:   its poll table.
+ */
+void ketw_session_poll_wait(struct ketw_session *s, struct file *file,
+			    struct poll_table_struct *pt)
+{
+	ketw_ring_poll_wait_any(s->ring, file, pt);
+}
+
+/**
+ * ketw_session_stopped() - is @s stopped (suspended)?
+ * @s: the session; the caller holds a reference.
+ *
+ * Under ketw_mutex, so that the state is seen after the STOP record the
+ * stopper logged under it.
+ */
+bool ketw_session_stopped(struct ketw_session *s)
+{
+	bool stopped;
+
+	mutex_lock(&ketw_mutex);
+	stopped = s->state == KETW_STATE_SUSPENDED;
+	mutex_unlock(&ketw_mutex);
+	return stopped;
 }
 
 /**
@@ -645,19 +843,19 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 	size_t copied = 0;
 	ssize_t n, err = 0;
 
-	/* An mmap consumer owns the positions while it maps a data area. */
-	n = ketw_ring_read_begin(s->ring);
+	n = ketw_session_read_begin(s);
 	if (n)
 		return n;
-	if (mutex_lock_interruptible(&s->read_mutex)) {
-		ketw_ring_read_end(s->ring);
-		return -ERESTARTSYS;
+	n = ketw_session_read_lock(s);
+	if (n) {
+		ketw_session_read_end(s);
+		return n;
 	}
 	for (i = 0; i < nr_cpu_ids && copied < len; i++) {
 		cpu = (first + i) % nr_cpu_ids;
 		if (!cpu_possible(cpu))
 			continue;
-		n = ketw_ring_read_cpu(s->ring, cpu, buf + copied, len - copied);
+		n = ketw_session_read_cpu(s, cpu, buf + copied, len - copied);
 		if (n >= 0) {
 			copied += n;
 			continue;
@@ -679,8 +877,8 @@ ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 		n = 0;
 	else
 		n = -EAGAIN;
-	mutex_unlock(&s->read_mutex);
-	ketw_ring_read_end(s->ring);
+	ketw_session_read_unlock(s);
+	ketw_session_read_end(s);
 	return n;
 }
 
@@ -807,7 +1005,7 @@ int ketw_session_status(struct ketw_session *s,
 	st->written = 0;
 	st->overwritten = 0;
 	for_each_possible_cpu(cpu) {
-		ketw_ring_stats_cpu(s->ring, cpu, &cs);
+		ketw_session_stats_cpu(s, cpu, &cs);
 		st->written += cs.written;
 		st->overwritten += cs.overwritten;
 		lost += cs.lost_full + cs.lost_busy + cs.lost_nested;
@@ -913,7 +1111,7 @@ int ketw_session_rundown(struct ketw_session *s)
 	else if (s->state != KETW_STATE_RUNNING)
 		err = -EINVAL;
 	else
-		ketw_providers_rundown(s);
+		ketw_session_log_rundown(s);
 	mutex_unlock(&ketw_mutex);
 	return err;
 }

@@ -52,21 +52,6 @@ struct ketw_user {
 static DEFINE_HASHTABLE(ketw_users, 6);
 static DEFINE_MUTEX(ketw_users_mutex);
 
-/*
- * A provider registered from user space, owned by one file; its name is
- * KETW_USER_PREFIX and the name asked for.
- */
-struct ketw_user_prov {
-	struct ketw_provider prov;
-	struct ketw_user *user;		/* NULL: not limited */
-	u32 uid;			/* who registered it */
-	char name[KETW_NAME_MAX];
-	struct ketw_event_info *infos;	/* the descriptors as copied; names */
-	struct ketw_event_descriptor *descs; /* prov.events: point into @infos */
-	struct ketw_field *fields;	/* the descriptors' fields */
-	struct page *page;		/* the enable page */
-};
-
 /* Count one more provider of the caller's user id. */
 static struct ketw_user *ketw_user_get(void)
 {
@@ -263,43 +248,6 @@ static void ketw_user_prov_free(struct ketw_user_prov *u)
 }
 
 /**
- * ketw_user_enables_changed() - rewrite a user provider's enable page
- * @prov: a user provider.
- * @set:  its enable set now (may be NULL).
- * @all:  the ftrace event ketw:ketw_event is on: it takes every event.
- *
- * Called wherever @prov's enable set is replaced. The page says which
- * levels and keywords some session may take; see struct
- * ketw_user_enable_page.
- * Context: ketw_mutex held.
- */
-void ketw_user_enables_changed(struct ketw_provider *prov,
-			       const struct ketw_enable_set *set, bool all)
-{
-	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
-						prov);
-	struct ketw_user_enable_page *pg = page_address(u->page);
-	const u32 every = GENMASK(KETW_LEVEL_VERBOSE, 0);
-	u32 levels = all ? every : 0, nr = set ? set->nr : 0, i;
-	u64 kw = all ? ~0ULL : 0;
-
-	lockdep_assert_held(&ketw_mutex);
-	for (i = 0; i < nr; i++) {
-		const struct ketw_enablement *e = &set->e[i];
-
-		levels |= e->level ? GENMASK(min_t(u32, e->level,
-						   KETW_LEVEL_VERBOSE), 0) :
-				     every;
-		kw |= e->match_any ? e->match_any : ~0ULL;
-	}
-	WRITE_ONCE(pg->nr_sessions, nr);
-	WRITE_ONCE(pg->keyword_any, kw);
-	WRITE_ONCE(pg->levels, levels);
-	smp_wmb();	/* a reader that sees the new seq sees the rest */
-	WRITE_ONCE(pg->seq, pg->seq + 1);
-}
-
-/**
  * ketw_user_mmap() - map a user provider's enable page
  * @prov: the file's provider.
  * @vma:  one page at offset 0, not writable.
@@ -403,17 +351,6 @@ void ketw_user_provider_unregister(struct ketw_provider *prov)
 	ketw_provider_unregister(prov);
 	ketw_user_put(u->user);
 	ketw_user_prov_free(u);
-}
-
-/**
- * ketw_user_provider_uid() - who registered a user provider
- * @prov: from ketw_user_provider_register().
- *
- * Return: the user id, in the initial user namespace.
- */
-u32 ketw_user_provider_uid(const struct ketw_provider *prov)
-{
-	return container_of(prov, struct ketw_user_prov, prov)->uid;
 }
 
 /**

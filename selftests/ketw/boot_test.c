@@ -39,6 +39,8 @@ TEST(session_at_load_sees_a_drivers_init)
 	int fd, bad = 0, ticks = 0, start = 0, stop = 0;
 	size_t off = 0;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_MODULES);
+
 	if (mod_loaded("ketw_stress"))
 		ASSERT_EQ(0, mod_unload("ketw_stress"));
 	if (mod_loaded("ketw_sample"))

@@ -16,6 +16,8 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ketw_cleanup(SESSION);
 	self->fd = ketw_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KETW_DEVICE, strerror(errno));
@@ -279,6 +281,8 @@ TEST(unprivileged_refused)
 	struct stat st;
 	pid_t pid;
 	int status;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
 
 	ASSERT_EQ(0, stat(KETW_DEVICE, &st));
 	EXPECT_EQ(0600, st.st_mode & 0777);

@@ -23,6 +23,8 @@ FIXTURE(session) {
 
 FIXTURE_SETUP(session)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ketw_cleanup(SESSION);
 	self->fd = ketw_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KETW_DEVICE, strerror(errno));

@@ -145,6 +145,8 @@ FIXTURE_SETUP(kfs)
 {
 	struct stat st;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ASSERT_EQ(0, stat(KFS, &st)) TH_LOG("no %s: ketw.ko makes it", KFS);
 	ASSERT_TRUE(S_ISDIR(st.st_mode));
 	if (!kfs_mounted()) {

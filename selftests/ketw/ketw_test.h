@@ -140,6 +140,69 @@ static inline int mod_loaded(const char *name)
 	return stat(path, &st) == 0;
 }
 
+/*
+ * What a test needs of the machine. KETW_REQUIRE() SKIPs a test (or a
+ * fixture's setup) whose needs are not met, with the reason, as the
+ * kernel's selftests do, instead of failing: run by hand, as a user or
+ * before the modules are loaded, a test says what it lacks. The guest of
+ * make vm-check has everything, and skips nothing.
+ */
+#define KETW_NEED_ROOT		0x01	/* euid 0 */
+#define KETW_NEED_DEV		0x02	/* /dev/ketw: ketw.ko loaded */
+#define KETW_NEED_SAMPLE	0x04	/* ketw_sample.ko loaded */
+#define KETW_NEED_STRESS	0x08	/* ketw_stress.ko loaded */
+#define KETW_NEED_MODULES	0x10	/* the .ko files in mod_dir() */
+#define KETW_NEED_CPUS2		0x20	/* two CPUs online */
+
+/* Why a test that needs @need (KETW_NEED_*) cannot run here, or NULL. */
+static inline const char *ketw_missing(unsigned int need)
+{
+	static char why[600];
+
+	if ((need & KETW_NEED_ROOT) && geteuid() != 0)
+		return "needs root";
+	if ((need & KETW_NEED_DEV) && access(KETW_DEVICE, F_OK))
+		return "no " KETW_DEVICE ": ketw.ko is not loaded";
+	if ((need & KETW_NEED_SAMPLE) && !mod_loaded("ketw_sample"))
+		return "ketw_sample.ko is not loaded";
+	if ((need & KETW_NEED_STRESS) && !mod_loaded("ketw_stress"))
+		return "ketw_stress.ko is not loaded";
+	if (need & KETW_NEED_MODULES) {
+		snprintf(why, sizeof(why), "%s/ketw.ko", mod_dir());
+		if (access(why, R_OK)) {
+			snprintf(why, sizeof(why),
+				 "no %s/ketw.ko (KETW_MODDIR) to load",
+				 mod_dir());
+			return why;
+		}
+	}
+	if ((need & KETW_NEED_CPUS2) && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return "needs two CPUs";
+	return NULL;
+}
+
+/*
+ * SKIP unless the machine has what @need says. A jump, not a return:
+ * the 6.1 harness runs the test after a setup that returned from a SKIP.
+ * In a TEST() or FIXTURE_SETUP() body only (the harness's setjmp()).
+ */
+#define KETW_REQUIRE(need) do {						\
+	const char *_ketw_why = ketw_missing(need);			\
+									\
+	if (_ketw_why)							\
+		SKIP(longjmp(_metadata->env, 1), "%s", _ketw_why);	\
+} while (0)
+
+/*
+ * SKIP unless @path (a program the test runs, a file of a kernel feature)
+ * passes access(@path, @mode): @what it is.
+ */
+#define KETW_REQUIRE_PATH(path, mode, what) do {			\
+	if (access((path), (mode)))					\
+		SKIP(longjmp(_metadata->env, 1), "no %s (%s)",		\
+		     (path), (what));					\
+} while (0)
+
 static inline int pin_cpu(int cpu)
 {
 	cpu_set_t set;

@@ -2247,6 +2247,8 @@ TEST(contracts)
 	unsigned int i, j, v, bad = 0;
 	int fds[2];
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ASSERT_EQ(0, fz_init(0));
 	t = &K->threads[0];
 	print_seed("contracts");
@@ -2354,6 +2356,8 @@ TEST(limits)
 	int fd, ufd, n, err;
 	unsigned int i;
 	long ret;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
 
 	ASSERT_EQ(0, fz_init(0));
 	t = &K->threads[0];
@@ -2528,6 +2532,8 @@ TEST(fuzz_random)
 	unsigned int i;
 	int stuck = 0;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ASSERT_EQ(0, fz_init(SECONDS_DEFAULT));
 	self = &K->threads[K->nr_threads];
 	print_seed("fuzz_random");
@@ -2652,6 +2658,8 @@ TEST(cleanup_and_record)
 	int fd, n, i, err, bad = 0;
 	uint32_t next = 0;
 	size_t off = 0;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
 
 	fd = ketw_open();
 	ASSERT_LE(0, fd);

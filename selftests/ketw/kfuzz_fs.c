@@ -1659,6 +1659,8 @@ FIXTURE_SETUP(kfuzz)
 {
 	unsigned int i;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	self->refcnt = module_refcnt();
 	ASSERT_LT(0, self->refcnt) TH_LOG("ketw is not loaded");
 	if (!kfs_mounted()) {

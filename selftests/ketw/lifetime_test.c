@@ -92,6 +92,8 @@ TEST(read_while_own_file_destroys)
 	pthread_t t;
 	int i;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	for (i = 0; i < 60; i++) {
 		ketw_cleanup(S_R);
 		ASSERT_EQ(0, make_session(S_R, policies[i % 3], 1));
@@ -154,6 +156,8 @@ TEST(busy_read_while_own_file_destroys)
 	struct reader r;
 	int i;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ASSERT_EQ(0, pthread_create(&te, NULL, emit_fn, &e));
 	for (i = 0; i < 60; i++) {
 		ketw_cleanup(S_R);
@@ -191,6 +195,8 @@ TEST(read_follows_reattach_while_old_destroyed)
 	struct reader r;
 	pthread_t t;
 	int i, ctl;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
 
 	ctl = ketw_open();
 	ASSERT_LE(0, ctl);
@@ -252,6 +258,8 @@ TEST(concurrent_attach_one_file)
 	pthread_t t[2];
 	int fd, ctl, i;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ketw_cleanup(S_R);
 	ketw_cleanup(S_O);
 	ASSERT_EQ(0, make_session(S_R, KETW_POLICY_LOOP, 1));
@@ -294,6 +302,8 @@ TEST(epoll_across_reattach_and_destroy)
 	struct epoll_event ev = { .events = EPOLLIN }, got;
 	unsigned char buf[4096];
 	int fd, ctl, ep, i;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
 
 	ctl = ketw_open();
 	ASSERT_LE(0, ctl);
@@ -377,6 +387,8 @@ TEST(mapping_outlives_destroy_and_frees_on_munmap)
 	pthread_t t;
 	int fd, i;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	l.fd = ketw_open();
 	ASSERT_LE(0, l.fd);
 	ASSERT_EQ(0, pthread_create(&t, NULL, list_fn, &l));
@@ -421,6 +433,8 @@ TEST(close_while_another_thread_reads)
 	pthread_t t;
 	int ctl, i;
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ctl = ketw_open();
 	ASSERT_LE(0, ctl);
 	for (i = 0; i < 20; i++) {
@@ -461,6 +475,8 @@ TEST(sleeping_read_is_interruptible)
 	uint64_t t0;
 	ssize_t n;
 	int fd;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
 
 	ketw_cleanup(S_R);
 	ASSERT_EQ(0, make_session(S_R, KETW_POLICY_FLUSH, 1));

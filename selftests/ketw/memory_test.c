@@ -78,6 +78,8 @@ FIXTURE_SETUP(mem)
 	ssize_t r;
 	char name[32];
 
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	for (i = 0; i < NMAX; i++) {
 		snprintf(name, sizeof(name), PREFIX "%d", i);
 		ketw_cleanup(name);

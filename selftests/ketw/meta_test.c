@@ -100,6 +100,8 @@ FIXTURE_VARIANT_ADD(meta, flush) { .policy = KETW_POLICY_FLUSH };
 
 FIXTURE_SETUP(meta)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ASSERT_EQ(0, pin_cpu(0));
 	ketw_cleanup(SESSION);
 	self->fd = ketw_open();

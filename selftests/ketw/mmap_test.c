@@ -16,6 +16,8 @@ FIXTURE(map) {
 
 FIXTURE_SETUP(map)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ketw_cleanup(SESSION);
 	self->fd = ketw_open();
 	ASSERT_LE(0, self->fd);

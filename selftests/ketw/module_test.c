@@ -55,6 +55,8 @@ FIXTURE(mods) {
 
 FIXTURE_SETUP(mods)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_MODULES);
+
 	ASSERT_EQ(0, load_all());
 	ketw_cleanup(SESSION);
 }

@@ -261,6 +261,8 @@ FIXTURE_VARIANT_ADD(oot, loses_some) { .buffer_kb = 4, .lossy = 1 };
 
 FIXTURE_SETUP(oot)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
+
 	self->fd = -1;
 }
 
@@ -429,6 +431,8 @@ FIXTURE(staged) {
 
 FIXTURE_SETUP(staged)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
+
 	self->rec = -1;
 	self->out = malloc(1 << 22);
 	ASSERT_NE(NULL, self->out);

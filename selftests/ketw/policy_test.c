@@ -19,6 +19,8 @@ FIXTURE(pol) {
 
 FIXTURE_SETUP(pol)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ketw_cleanup(SESSION);
 	self->fd = ketw_open();
 	ASSERT_LE(0, self->fd);

@@ -72,6 +72,8 @@ FIXTURE(prov) {
 
 FIXTURE_SETUP(prov)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
 	ketw_cleanup(SESSION);
 	ketw_cleanup(SESSION2);
 	self->fd = ketw_open();
@@ -623,6 +625,8 @@ TEST(user_provider_permissions)
 {
 	pid_t pid;
 	int status;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
 
 	ASSERT_EQ(0, write_str("/sys/module/ketw/parameters/user_gid", "-1"));
 	pid = fork();

@@ -177,10 +177,8 @@ static int drain_all(int fd, struct mcpu *m, struct cpu_check *c, int ncpus,
 
 FIXTURE_SETUP(stress)
 {
-	struct stat st;
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_STRESS);
 
-	ASSERT_EQ(0, stat("/sys/module/ketw_stress", &st))
-		TH_LOG("ketw_stress.ko is not loaded");
 	ketw_cleanup(SESSION);
 	ketw_cleanup(KEEPER);
 	self->fd = ketw_open();

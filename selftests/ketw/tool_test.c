@@ -78,9 +78,9 @@ FIXTURE(tool) {
 
 FIXTURE_SETUP(tool)
 {
-	struct stat st;
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+	KETW_REQUIRE_PATH(TOOL, X_OK, "the ketw tool, which the harness packs");
 
-	ASSERT_EQ(0, stat(TOOL, &st)) TH_LOG("the ketw tool is not in the guest");
 	ketw_cleanup(SESSION);
 	self->out = NULL;
 }

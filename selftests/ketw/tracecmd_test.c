@@ -325,6 +325,10 @@ FIXTURE(bridge) {
 
 FIXTURE_SETUP(bridge)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+	KETW_REQUIRE_PATH(TRACEFS "tracing_on", W_OK,
+			  "tracefs, mounted at " TRACEFS);
+
 	ketw_cleanup(SESSION);
 	self->fd = ketw_open();
 	ASSERT_LE(0, self->fd);
@@ -544,9 +548,7 @@ TEST_F(bridge, trace_cmd_record_report)
 	int status, attempt;
 	char *log;
 
-	ASSERT_EQ(0, access(TRACE_CMD, X_OK))
-		TH_LOG("no %s in the guest: make check packs it (EXTRA_BINS)",
-		       TRACE_CMD);
+	KETW_REQUIRE_PATH(TRACE_CMD, X_OK, "make check packs it: EXTRA_BINS");
 	for (attempt = 0; attempt < 2; attempt++) {
 		unlink(TC_DAT);
 		status = system(TRACE_CMD " record -q -e ketw -o " TC_DAT

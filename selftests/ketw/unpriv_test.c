@@ -91,6 +91,8 @@ static void save(const char *path, char *buf, size_t len)
 
 FIXTURE_SETUP(unpriv)
 {
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
+
 	save(PARAM("user_gid"), self->saved_gid, sizeof(self->saved_gid));
 	save(PARAM("user_max_providers"), self->saved_prov, sizeof(self->saved_prov));
 	save(PARAM("user_max_events"), self->saved_ev, sizeof(self->saved_ev));

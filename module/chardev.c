@@ -200,20 +200,6 @@ static int ketw_copy_sized_out(void __user *dst, void *src, size_t ksize,
 	return 0;
 }
 
-/*
- * The session a request names, with a reference: ERR_PTR(-EINVAL) for a
- * name without its NUL within KETW_NAME_MAX, ERR_PTR(-ENOENT) for none.
- */
-static struct ketw_session *ketw_named_session(const char *name)
-{
-	struct ketw_session *s;
-
-	if (strnlen(name, KETW_NAME_MAX) == KETW_NAME_MAX)
-		return ERR_PTR(-EINVAL);
-	s = ketw_session_get(name);
-	return s ? s : ERR_PTR(-ENOENT);
-}
-
 static long ketw_ioctl_create(struct ketw_file *kf, void __user *uarg)
 {
 	struct ketw_session_attr attr;
@@ -248,7 +234,7 @@ static long ketw_ioctl_get_attr(void __user *uarg)
 			      uarg, &usize);
 	if (err)
 		return err;
-	s = ketw_named_session(attr.name);
+	s = ketw_session_get(attr.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	mutex_lock(&ketw_mutex);
@@ -272,10 +258,10 @@ static long ketw_ioctl_cpu_stats(void __user *uarg)
 	cpu = st.cpu;
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
-	s = ketw_named_session(st.name);
+	s = ketw_session_get(st.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	ketw_ring_stats_cpu(s->ring, cpu, &st);
+	ketw_session_stats_cpu(s, cpu, &st);
 	ketw_session_put(s);
 	return ketw_copy_sized_out(uarg, &st, sizeof(st), usize);
 }
@@ -293,7 +279,7 @@ static long ketw_ioctl_status(void __user *uarg)
 		return err;
 	if (st.reserved0)
 		return -EINVAL;
-	s = ketw_named_session(st.name);
+	s = ketw_session_get(st.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	err = ketw_session_status(s, &st);
@@ -316,13 +302,13 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 		return err;
 	if (snap.cpu >= nr_cpu_ids || !cpu_possible(snap.cpu))
 		return -EINVAL;
-	s = ketw_named_session(snap.name);
+	s = ketw_session_get(snap.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	err = ketw_ring_snapshot_cpu(s->ring, snap.cpu,
-				     u64_to_user_ptr(snap.buf),
-				     min_t(u64, snap.buf_len, SIZE_MAX),
-				     &snap.len, &snap.dropped);
+	err = ketw_session_snapshot_cpu_user(s, snap.cpu,
+					     u64_to_user_ptr(snap.buf),
+					     min_t(u64, snap.buf_len, SIZE_MAX),
+					     &snap.len, &snap.dropped);
 	ketw_session_put(s);
 	if (err)
 		return err;
@@ -332,6 +318,7 @@ static long ketw_ioctl_snapshot(void __user *uarg)
 static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
 {
 	struct ketw_enable req;
+	struct ketw_session *s;
 	u32 usize;
 	int err;
 
@@ -339,10 +326,19 @@ static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
 			      &usize);
 	if (err)
 		return err;
-	if (cmd == KETW_IOC_ENABLE)
-		return ketw_session_enable(&req);
-	err = ketw_session_get_filter(&req);
+	/* A bad request is -EINVAL, whether its session exists or not. */
+	err = ketw_enable_check(&req, cmd == KETW_IOC_ENABLE);
 	if (err)
+		return err;
+	s = ketw_session_get(req.session);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	if (cmd == KETW_IOC_ENABLE)
+		err = ketw_session_enable(s, &req);
+	else
+		err = ketw_session_get_filter(s, &req);
+	ketw_session_put(s);
+	if (err || cmd == KETW_IOC_ENABLE)
 		return err;
 	return ketw_copy_sized_out(uarg, &req, sizeof(req), usize);
 }
@@ -445,7 +441,7 @@ static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
 
 	if (copy_from_user(&ref, uarg, sizeof(ref)))
 		return -EFAULT;
-	s = ketw_named_session(ref.name);
+	s = ketw_session_get(ref.name);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	switch (cmd) {
