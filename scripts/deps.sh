@@ -7,7 +7,8 @@
 # (scripts/debug-kernel.sh) from linux-source-6.1. kmod (depmod, and
 # modprobe -d in the guest), dkms, openssl (its throwaway signing key)
 # and pkgconf (a program built against the staged ketw.pc) are for make
-# install-check.
+# install-check. python3-docutils checks Documentation/*.rst
+# (scripts/tests/docs-test.sh).
 set -euo pipefail
 
 pkgs=(
@@ -18,6 +19,7 @@ pkgs=(
 	trace-cmd libtracefs-dev libtraceevent-dev
 	flex bison bc libelf-dev libssl-dev
 	kmod dkms openssl pkgconf
+	python3-docutils
 )
 
 missing=()
