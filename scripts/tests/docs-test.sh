@@ -6,9 +6,12 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# Debian's python3, which python3-docutils (deps.sh) is installed for.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
 fail=0
 for f in "$top"/Documentation/*.rst; do
-	out=$(python3 - "$f" <<'PY'
+	out=$("$py" - "$f" <<'PY'
 import io, sys
 import docutils.core
 err = io.StringIO()
