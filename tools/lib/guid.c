@@ -20,7 +20,7 @@ char *ketw_guid_format(const uint8_t g[KETW_GUID_SIZE],
 	return buf;
 }
 
-static int ketw_hex_digit(char c)
+int ketw_hex_digit(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

@@ -7,7 +7,13 @@
 
 #include "libketw.h"
 
+/* What is declared below is the library's own: not exported by libketw.so. */
+#pragma GCC visibility push(hidden)
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* guid.c: the value of hex digit @c, or -1. */
+int ketw_hex_digit(int c);
 
 /* session.c: ioctl(), again after EINTR; 0 or -errno. */
 int ketw_ioctl(int fd, unsigned long cmd, void *arg);
@@ -28,5 +34,7 @@ const char *ketw_fixed(const char *s, size_t size, char *tmp);
 /* ketw_record_format() with a provider name for the GUID and an event name. */
 int ketw_record_format_as(const struct ketw_record *rec, const char *provider,
 			  const char *event, char *buf, size_t len);
+
+#pragma GCC visibility pop
 
 #endif /* _KETW_LIB_INTERNAL_H */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "template_internal.h"
 
 __attribute__((format(printf, 4, 5), noreturn))
@@ -83,17 +84,6 @@ static bool is_alnum(int c)
 	return is_alpha(c) || is_digit(c);
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void skip_blanks(struct parser *p)
 {
 	int c;
@@ -150,8 +140,8 @@ static void lex_string(struct parser *p)
 		case '\\': s[n++] = '\\'; break;
 		case '"':  s[n++] = '"'; break;
 		case 'x':
-			h1 = hexval(tpl_peek(p, 2));
-			h2 = hexval(tpl_peek(p, 3));
+			h1 = ketw_hex_digit(tpl_peek(p, 2));
+			h2 = ketw_hex_digit(tpl_peek(p, 3));
 			if (h1 < 0 || h2 < 0)
 				tpl_perr_at(p, p->line, p->col,
 					"\\x takes two hex digits");
@@ -185,9 +175,9 @@ static uint64_t lex_uint(struct parser *p, uint64_t max, const char *what)
 	if (tpl_peek(p, 0) == '0' && (tpl_peek(p, 1) == 'x' || tpl_peek(p, 1) == 'X')) {
 		tpl_advance(p);
 		tpl_advance(p);
-		if (hexval(tpl_peek(p, 0)) < 0)
+		if (ketw_hex_digit(tpl_peek(p, 0)) < 0)
 			tpl_perr_at(p, line, col, "0x needs hex digits");
-		while ((d = hexval(tpl_peek(p, 0))) >= 0) {
+		while ((d = ketw_hex_digit(tpl_peek(p, 0))) >= 0) {
 			if (v > (max - d) / 16)
 				tpl_perr_at(p, line, col, "%s too large", what);
 			v = v * 16 + d;
@@ -257,7 +247,7 @@ static void lex_dollar(struct parser *p)
 	while (is_alnum(c = tpl_peek(p, 0))) {
 		if (n + 1 >= TNAME_MAX)
 			tpl_perr_at(p, t->line, t->col, "macro name too long");
-		if (hexval(c) < 0)
+		if (ketw_hex_digit(c) < 0)
 			hex = false;
 		t->name[n++] = (char)c;
 		tpl_advance(p);
@@ -270,7 +260,7 @@ static void lex_dollar(struct parser *p)
 		t->type = T_CALL;
 		t->id = 0;
 		for (i = 0; i < n; i++)
-			t->id = t->id * 16 + (uint32_t)hexval(t->name[i]);
+			t->id = t->id * 16 + (uint32_t)ketw_hex_digit(t->name[i]);
 		return;
 	}
 	if (is_digit(t->name[0]))
