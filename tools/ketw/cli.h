@@ -70,6 +70,9 @@ int cli_error(const char *fmt, ...);
 __attribute__((format(printf, 2, 3)))
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 
+/* The session exists and is not running (to explain an EINVAL). */
+bool cli_session_stopped(int fd, const char *name);
+
 /* ---- options.c ---- */
 
 /*

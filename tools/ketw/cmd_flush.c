@@ -15,7 +15,6 @@
 int cmd_flush(int argc, char **argv)
 {
 	const char *name;
-	struct ketw_session_attr attr;
 	int fd, err, ret;
 
 	ret = cli_session_only(argc, argv, &name, &fd);
@@ -33,8 +32,7 @@ int cmd_flush(int argc, char **argv)
 		break;
 	case EINVAL:
 		/* Not running (or a bad request): say which. */
-		if (!ketw_session_get_attr(fd, name, &attr) &&
-		    attr.state != KETW_STATE_RUNNING)
+		if (cli_session_stopped(fd, name))
 			ret = cli_error("cannot flush session '%s': it is not running",
 					name);
 		else

@@ -12,7 +12,6 @@
 int cmd_rundown(int argc, char **argv)
 {
 	const char *name;
-	struct ketw_session_attr attr;
 	int fd, err, ret;
 
 	ret = cli_session_only(argc, argv, &name, &fd);
@@ -22,8 +21,7 @@ int cmd_rundown(int argc, char **argv)
 	if (!err)
 		printf("session %s: rundown logged (providers, event descriptors, tasks)\n",
 		       name);
-	else if (err == -EINVAL && !ketw_session_get_attr(fd, name, &attr) &&
-		 attr.state != KETW_STATE_RUNNING)
+	else if (err == -EINVAL && cli_session_stopped(fd, name))
 		ret = cli_error("session '%s' is not running (a rundown goes into a running session)",
 				name);
 	else

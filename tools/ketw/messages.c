@@ -11,15 +11,21 @@
 
 #include "cli.h"
 
+/* "ketw: <message>\n" on stderr. */
+static void cli_vmessage(const char *fmt, va_list ap)
+{
+	fputs("ketw: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ketw: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return CLI_EXIT_ERROR;
 }
 
@@ -27,11 +33,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ketw: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (cmd)
 		fprintf(stderr, "Try 'ketw %s --help'.\n", cmd);
 	else
@@ -66,4 +70,12 @@ int cli_session_error(const char *op, const char *name, int err)
 	}
 	return cli_error("cannot %s session '%s': %s", op, name,
 			 strerror(-err));
+}
+
+bool cli_session_stopped(int fd, const char *name)
+{
+	struct ketw_session_attr attr;
+
+	return !ketw_session_get_attr(fd, name, &attr) &&
+	       attr.state != KETW_STATE_RUNNING;
 }
