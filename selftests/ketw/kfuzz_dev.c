@@ -1657,9 +1657,22 @@ static int user_child(struct kfuzz_thread *t, int member, unsigned int n)
 				return UC_CONTRACT;
 			break;
 		case 2:
+			/*
+			 * The enable page: read-only, and only once this file
+			 * registered a provider (ENODEV before).
+			 */
 			ret = CALL(t, (long)mmap(NULL, F.page, PROT_READ, MAP_SHARED, ufd, 0),
 				   "mmap(user %d)", ufd);
-			if (ret != -1)
+			if (ret == -1) {
+				if (errno != ENODEV)
+					return UC_CONTRACT;
+				break;
+			}
+			munmap((void *)ret, F.page);
+			ret = CALL(t, (long)mmap(NULL, F.page, PROT_READ | PROT_WRITE,
+						 MAP_SHARED, ufd, 0),
+				   "mmap(user %d, writable)", ufd);
+			if (ret != -1 || errno != EPERM)
 				return UC_CONTRACT;
 			break;
 		default:
