@@ -65,7 +65,7 @@ help:
 	@echo '                in a QEMU guest, on Debian'"'"'s kernel and on a KASAN+lockdep one'
 	@echo '  check-kcsan   check, then the selftests on a KCSAN kernel'
 	@echo '  vm-check-kasan, vm-check-kcsan   only that guest run (builds the debug'
-	@echo '                kernel into ~/.cache/ketw the first time, about 8 min)'
+	@echo '                kernel into ~/.cache/ketw the first time, 4-10 min)'
 	@echo '  fuzz          libFuzzer on the file reader and templates, random seeds'
 	@echo '                (FUZZ_SECONDS=600 each); check runs fixed seeds'
 	@echo '  fuzz-kernel   deps + build + the kernel fuzzers (selftests/ketw/kfuzz_*)'

@@ -77,7 +77,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 	echo "debug-kernel: Kconfig dropped: ${missing[*]}" >&2
 	exit 1
 fi
-echo "debug-kernel: building $flavour with $jobs jobs (about 8 min on 2 idle cores)" >&2
+echo "debug-kernel: building $flavour with $jobs jobs (4 to 10 min on 2 cores)" >&2
 make -s -C "$src" O="$out" -j"$jobs" bzImage modules >&2
 touch "$out/.ketw-done"
 echo "debug-kernel: $flavour built in $(($(date +%s) - start)) s" >&2
