@@ -22,11 +22,6 @@
 
 /* ---- text ---- */
 
-static const char *ketwfs_name(const char *const *names, size_t nr, u32 i)
-{
-	return i < nr && names[i] ? names[i] : "?";
-}
-
 /* @name in a line of text: blanks, controls and backslashes as \ooo. */
 static void ketwfs_seq_name(struct seq_file *m, const char *name)
 {
@@ -245,22 +240,6 @@ static void ketwfs_show_header_format(struct seq_file *m)
 		   KETW_RECORD_PADDING, KETW_RECORD_USER);
 }
 
-static const char *const ketwfs_field_types[] = {
-	[KETW_FIELD_U8]		= "u8",
-	[KETW_FIELD_U16]	= "u16",
-	[KETW_FIELD_U32]	= "u32",
-	[KETW_FIELD_U64]	= "u64",
-	[KETW_FIELD_S8]		= "s8",
-	[KETW_FIELD_S16]	= "s16",
-	[KETW_FIELD_S32]	= "s32",
-	[KETW_FIELD_S64]	= "s64",
-	[KETW_FIELD_HEX32]	= "hex32",
-	[KETW_FIELD_HEX64]	= "hex64",
-	[KETW_FIELD_STRING]	= "string",
-	[KETW_FIELD_BINARY]	= "binary",
-	[KETW_FIELD_GUID]	= "guid",
-};
-
 static int ketwfs_show_provider(struct seq_file *m, struct ketwfs_inode *ki)
 {
 	const struct ketw_event_descriptor *d = NULL;
@@ -297,9 +276,7 @@ static int ketwfs_show_provider(struct seq_file *m, struct ketwfs_inode *ki)
 		for (i = 0; d->fields && i < d->nr_fields; i++) {
 			f = &d->fields[i];
 			seq_printf(m, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
-				   ketwfs_name(ketwfs_field_types,
-					       ARRAY_SIZE(ketwfs_field_types),
-					       f->type),
+				   ketw_field_type_name(f->type),
 				   f->name ? f->name : "",
 				   KETW_EVENT_HEADER_SIZE + f->offset, f->size,
 				   f->type >= KETW_FIELD_S8 &&

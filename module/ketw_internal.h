@@ -237,6 +237,7 @@ const char *ketw_clock_name(u32 clock);
 int ketw_clock_parse(const char *s);
 const char *ketw_state_name(u32 state);
 const char *ketw_sys_event_name(u32 id);
+const char *ketw_field_type_name(u32 type);
 
 /* errlog.c */
 struct seq_file;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The words for session attributes and system events, in text: what
- * ketwfs prints and parses, and what the "boot" module parameter takes.
+ * The words for session attributes, system events and field types, in
+ * text: what ketwfs prints and parses, and what the "boot" module
+ * parameter takes.
  */
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -38,6 +39,22 @@ static const char *const ketw_sys_events[] = {
 	[KETW_SYS_PROVIDER]	= "PROVIDER",
 	[KETW_SYS_EVENT_DESC]	= "EVENT_DESC",
 	[KETW_SYS_TASK]		= "TASK",
+};
+
+static const char *const ketw_field_types[] = {
+	[KETW_FIELD_U8]		= "u8",
+	[KETW_FIELD_U16]	= "u16",
+	[KETW_FIELD_U32]	= "u32",
+	[KETW_FIELD_U64]	= "u64",
+	[KETW_FIELD_S8]		= "s8",
+	[KETW_FIELD_S16]	= "s16",
+	[KETW_FIELD_S32]	= "s32",
+	[KETW_FIELD_S64]	= "s64",
+	[KETW_FIELD_HEX32]	= "hex32",
+	[KETW_FIELD_HEX64]	= "hex64",
+	[KETW_FIELD_STRING]	= "string",
+	[KETW_FIELD_BINARY]	= "binary",
+	[KETW_FIELD_GUID]	= "guid",
 };
 
 static const char *ketw_name_of(const char *const *names, size_t nr, u32 i)
@@ -121,4 +138,15 @@ const char *ketw_state_name(u32 state)
 const char *ketw_sys_event_name(u32 id)
 {
 	return ketw_name_of(ketw_sys_events, ARRAY_SIZE(ketw_sys_events), id);
+}
+
+/**
+ * ketw_field_type_name() - a payload field's type, "u32", "string" and so on
+ * @type: KETW_FIELD_*.
+ *
+ * Return: the name, or "?".
+ */
+const char *ketw_field_type_name(u32 type)
+{
+	return ketw_name_of(ketw_field_types, ARRAY_SIZE(ketw_field_types), type);
 }
