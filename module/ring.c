@@ -942,13 +942,27 @@ static __always_inline bool rb_span_ok(struct rb_cpu *cb, u32 c, u32 p,
 }
 
 /*
- * A copy of records that a LOOP writer may be overwriting at the same
- * time. The copy is checked afterwards (the claim of oldest, or oldest
- * read again), and dropped if a writer took the records: the race is by
- * design, and KCSAN is told so. Under the other policies writers never
- * touch what a reader has not released, and the copy stays checked.
+ * Copies of records that, in LOOP (@loop), a writer may be overwriting at
+ * the same time. The copy is checked afterwards (the claim of oldest, or
+ * oldest read again), and dropped if a writer took the records: the race
+ * is by design, and KCSAN is told so. Under the other policies writers
+ * never touch what a reader has not released, and the copy stays checked.
  */
-#define rb_copy_racy(loop, expr)	((loop) ? data_race(expr) : (expr))
+static unsigned long rb_copy_to_user(bool loop, void __user *to,
+				     const void *from, unsigned long n)
+{
+	if (loop)	/* racy by design, see above */
+		return data_race(copy_to_user(to, from, n));
+	return copy_to_user(to, from, n);
+}
+
+static void rb_copy_out(bool loop, void *to, const void *from, size_t n)
+{
+	if (loop)	/* racy by design, see above */
+		data_race(memcpy(to, from, n));
+	else
+		memcpy(to, from, n);
+}
 
 /**
  * ketw_ring_read_cpu() - copy whole committed records of one CPU to user
@@ -998,8 +1012,7 @@ ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,
 					ret = -EMSGSIZE;
 				break;
 			}
-			if (rb_copy_racy(loop, copy_to_user(buf + copied, h,
-							    span))) {
+			if (rb_copy_to_user(loop, buf + copied, h, span)) {
 				if (!copied)
 					ret = -EFAULT;
 				break;
@@ -1087,7 +1100,7 @@ ssize_t ketw_ring_peek_cpu(struct ketw_ring *ring, int cpu, void *buf,
 		if (!(flags & KETW_RECORD_PADDING)) {
 			if (span > len)
 				return -EMSGSIZE;
-			rb_copy_racy(loop, memcpy(buf, h, span));
+			rb_copy_out(loop, buf, h, span);
 			*pos = c;
 			return span;
 		}
@@ -1167,13 +1180,11 @@ static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
 	n = to - from;
 	first = min(n, size - (from & cb->mask));
 	if (kbuf) {
-		rb_copy_racy(loop, memcpy(kbuf, cb->data + (from & cb->mask),
-					  first));
-		rb_copy_racy(loop, memcpy(kbuf + first, cb->data, n - first));
-	} else if (rb_copy_racy(loop, copy_to_user(ubuf, cb->data +
-						   (from & cb->mask), first)) ||
-		   rb_copy_racy(loop, copy_to_user(ubuf + first, cb->data,
-						   n - first))) {
+		rb_copy_out(loop, kbuf, cb->data + (from & cb->mask), first);
+		rb_copy_out(loop, kbuf + first, cb->data, n - first);
+	} else if (rb_copy_to_user(loop, ubuf, cb->data + (from & cb->mask),
+				   first) ||
+		   rb_copy_to_user(loop, ubuf + first, cb->data, n - first)) {
 		return -EFAULT;
 	}
 	*dropped = 0;
