@@ -18,14 +18,7 @@ tmp=$top/build/install-check
 rm -rf "$tmp"
 mkdir -p "$tmp"
 
-n=0 bad=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-notok() {
-	n=$((n + 1)) bad=$((bad + 1))
-	echo "not ok $n $1"
-	shift
-	printf '#   %s\n' "$@"
-}
+. "$top/scripts/tap.sh"
 # check NAME COMMAND...: ok if COMMAND succeeds; its output if not.
 check() {
 	local name=$1 out
@@ -315,5 +308,4 @@ echo "# dkms: $(($(date +%s) - t0)) s"
 check "make stage: build/stage for the guest's oot_test" \
 	env KVER="$KVER" KDIR="$KDIR" "$top/scripts/stage.sh" "$top/build/stage"
 
-echo "install-check: $((n - bad)) passed, $bad failed"
-[ $bad -eq 0 ]
+tap_end install-check

@@ -16,14 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/inc/linux"
 
-n=0 bad=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-notok() {
-	n=$((n + 1)) bad=$((bad + 1))
-	echo "not ok $n $1"
-	shift
-	printf '#   %s\n' "$@"
-}
+. "$top/scripts/tap.sh"
 
 # Generate from header $1, compile with it, print the table (name cmd
 # struct size ver0 sized, then "field name off len kind" lines).
@@ -124,5 +117,4 @@ else
 	notok "an unreadable ioctl define fails, naming it" "$(cat "$tmp/err")"
 fi
 
-echo "# $((n - bad)) of $n passed"
-[ "$bad" -eq 0 ]
+tap_end ioctl-table

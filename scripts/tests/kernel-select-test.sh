@@ -15,14 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
 mkdir -p "$root/lib/modules" "$root/boot"
 
-n=0 bad=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-notok() {
-	n=$((n + 1)) bad=$((bad + 1))
-	echo "not ok $n $1"
-	shift
-	printf '#   %s\n' "$@"
-}
+. "$top/scripts/tap.sh"
 # expect NAME WANT GOT
 expect() {
 	if [ "$2" = "$3" ]; then ok "$1"; else notok "$1" "want: $2" "got:  $3"; fi
@@ -153,5 +146,4 @@ out=$(fmake KDIR="$kd" VMLINUZ="$kd/vmlinuz" kver 2>&1)
 expect "KDIR= of Debian's headers: UTS_RELEASE, not kernel.release" \
 	"KVER=6.1.0-56-amd64" "$(grep -o '^KVER=[^ ]*' <<<"$out")"
 
-echo "kernel-select: $((n - bad)) passed, $bad failed"
-[ $bad -eq 0 ]
+tap_end kernel-select
