@@ -94,23 +94,6 @@ static ssize_t sget(const char *session, const char *file, char *buf,
 	return get(spath(p, session, file), buf, len);
 }
 
-/* Lines of @text that contain @needle. */
-static int count_lines(const char *text, const char *needle)
-{
-	const char *line = text, *nl;
-	int n = 0;
-
-	while (*line) {
-		nl = strchr(line, '\n');
-		if (!nl)
-			nl = line + strlen(line);
-		if (memmem(line, nl - line, needle, strlen(needle)))
-			n++;
-		line = *nl ? nl + 1 : nl;
-	}
-	return n;
-}
-
 static int dir_has(const char *dir, const char *name)
 {
 	struct dirent *de;
@@ -289,19 +272,19 @@ TEST_F(kfs, lifecycle_echo_cat)
 	ASSERT_LT(0, sget(SESSION, "trace", b, BIG));
 	ASSERT_LT(0, sget(SESSION, "trace", b2, BIG));
 	EXPECT_STREQ(b, b2);
-	EXPECT_EQ(1, count_lines(b, "# session " SESSION " clock=mono policy=flush"));
-	EXPECT_EQ(10, count_lines(b, " provider=" KETW_SAMPLE_NAME " id=1 type=10 level=4 ver=2 kw=0x1 "))
+	EXPECT_EQ(1, text_lines_with(b, "# session " SESSION " clock=mono policy=flush"));
+	EXPECT_EQ(10, text_lines_with(b, " provider=" KETW_SAMPLE_NAME " id=1 type=10 level=4 ver=2 kw=0x1 "))
 		TH_LOG("trace:\n%s", b);
-	EXPECT_EQ(1, count_lines(b, " provider=ketw id=1 sys=START "));
-	EXPECT_EQ(1, count_lines(b, " provider=ketw id=2 sys=STOP "));
+	EXPECT_EQ(1, text_lines_with(b, " provider=ketw id=1 sys=START "));
+	EXPECT_EQ(1, text_lines_with(b, " provider=ketw id=2 sys=STOP "));
 	/* Tick 1: index 1, the magic, value 4, one tail byte. */
-	EXPECT_EQ(1, count_lines(b, "len=17 data=01000000 7774656b 04000000 00000000 01"));
-	EXPECT_EQ(12, count_lines(b, "cpu=0 ts="));
+	EXPECT_EQ(1, text_lines_with(b, "len=17 data=01000000 7774656b 04000000 00000000 01"));
+	EXPECT_EQ(12, text_lines_with(b, "cpu=0 ts="));
 
 	/* trace_pipe consumes them, and ends: the session is stopped. */
 	ASSERT_LT(0, sget(SESSION, "trace_pipe", b2, BIG));
-	EXPECT_EQ(12, count_lines(b2, "cpu=0 ts="));
-	EXPECT_EQ(10, count_lines(b2, " provider=" KETW_SAMPLE_NAME " id=1 "));
+	EXPECT_EQ(12, text_lines_with(b2, "cpu=0 ts="));
+	EXPECT_EQ(10, text_lines_with(b2, " provider=" KETW_SAMPLE_NAME " id=1 "));
 	/* Nothing left: a new reader would wait for the next run. */
 	fd = open(spath(p, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, fd);
@@ -309,7 +292,7 @@ TEST_F(kfs, lifecycle_echo_cat)
 	EXPECT_EQ(EAGAIN, errno);
 	close(fd);
 	ASSERT_LT(0, sget(SESSION, "trace", b, BIG));
-	EXPECT_EQ(0, count_lines(b, "cpu="));
+	EXPECT_EQ(0, text_lines_with(b, "cpu="));
 	sget(SESSION, "stats", b, BIG);
 	EXPECT_TRUE(strstr(b, "written: 12\n"));
 	EXPECT_TRUE(strstr(b, "read: 12\n")) TH_LOG("stats: %s", b);
@@ -578,7 +561,7 @@ TEST_F(kfs, trace_pipe_blocks_and_wakes)
 	EXPECT_TRUE(wait_done(&r, 5000)) TH_LOG("read did not wake");
 	pthread_join(t, NULL);
 	EXPECT_LT(0, r.n);
-	EXPECT_EQ(1, count_lines(r.buf, " provider=" KETW_SAMPLE_NAME " id=1 "))
+	EXPECT_EQ(1, text_lines_with(r.buf, " provider=" KETW_SAMPLE_NAME " id=1 "))
 		TH_LOG("read: %s", r.buf);
 	/* A reader holds the session. */
 	EXPECT_EQ(-1, rmdir(KFS "/sessions/" SESSION));
@@ -591,7 +574,7 @@ TEST_F(kfs, trace_pipe_blocks_and_wakes)
 	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
 	EXPECT_TRUE(wait_done(&r, 5000));
 	pthread_join(t, NULL);
-	EXPECT_EQ(1, count_lines(r.buf, " sys=STOP "));
+	EXPECT_EQ(1, text_lines_with(r.buf, " sys=STOP "));
 	EXPECT_EQ(0, read(r.fd, tmp, sizeof(tmp)));
 
 	/* The end came once: the next read waits for the next run. */
@@ -601,7 +584,7 @@ TEST_F(kfs, trace_pipe_blocks_and_wakes)
 	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
 	EXPECT_TRUE(wait_done(&r, 5000));
 	pthread_join(t, NULL);
-	EXPECT_EQ(1, count_lines(r.buf, " sys=START "));
+	EXPECT_EQ(1, text_lines_with(r.buf, " sys=START "));
 	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
 	ASSERT_LT(0, read(r.fd, tmp, sizeof(tmp) - 1));
 	EXPECT_EQ(0, read(r.fd, tmp, sizeof(tmp)));
@@ -630,7 +613,7 @@ TEST_F(kfs, trace_pipe_small_reads)
 	close(fd);
 	/* trace has a comment line first; the records are the same. */
 	EXPECT_STREQ(strchr(self->buf2, '\n') + 1, self->buf);
-	EXPECT_EQ(5, count_lines(self->buf, "cpu="));
+	EXPECT_EQ(5, text_lines_with(self->buf, "cpu="));
 }
 
 /* One session, two ways in: each sees what the other does. */
@@ -700,7 +683,7 @@ TEST_F(kfs, fs_and_ioctl_share_sessions)
 	sget(SESSION2, "enable", b, BIG);
 	EXPECT_STREQ("0\n", b);
 	ASSERT_LT(0, sget(SESSION2, "trace", b, BIG));
-	EXPECT_EQ(2, count_lines(b, " provider=" KETW_SAMPLE_NAME " id=1 "));
+	EXPECT_EQ(2, text_lines_with(b, " provider=" KETW_SAMPLE_NAME " id=1 "));
 
 	/* A reader of the files holds it against KETW_IOC_DESTROY too. */
 	fd2 = open(spath(p, SESSION2, "trace_pipe"), O_RDONLY);
@@ -915,7 +898,7 @@ TEST_F(kfs, scribbled_consumed)
 	/* trace copies from there, trace_pipe reads from there. */
 	n = sget(SESSION, "trace", b, BIG);
 	EXPECT_LT(0, n) TH_LOG("trace: %s", strerror(-n));
-	EXPECT_EQ(0, count_lines(b, " len=")) TH_LOG("trace: %s", b);
+	EXPECT_EQ(0, text_lines_with(b, " len=")) TH_LOG("trace: %s", b);
 	/*
 	 * trace_pipe: no record starts there (its size is below a header's),
 	 * so the reader goes on from the commit position and counts a
@@ -1064,9 +1047,9 @@ TEST_F(kfs, user_provider_namespace)
 	ASSERT_LT(0, n);
 	b[n] = 0;
 	close(tp);
-	EXPECT_EQ(2, count_lines(b, " provider=" KETW_SAMPLE_NAME " id=1 "))
+	EXPECT_EQ(2, text_lines_with(b, " provider=" KETW_SAMPLE_NAME " id=1 "))
 		TH_LOG("trace_pipe:\n%s", b);
-	EXPECT_EQ(1, count_lines(b, " provider=" KETW_USER_PREFIX "sampler id=9 "));
+	EXPECT_EQ(1, text_lines_with(b, " provider=" KETW_USER_PREFIX "sampler id=9 "));
 
 	/* "user." and a GUID names the user provider's GUID. */
 	ASSERT_EQ(0, sput(SESSION, "providers", KETW_USER_PREFIX "6b657477-7361-6d70-6c65-000000000001 3"));

@@ -80,6 +80,23 @@ static inline int write_str(const char *path, const char *s)
 	return n;
 }
 
+/* Lines of @text that contain @needle. */
+static inline int text_lines_with(const char *text, const char *needle)
+{
+	const char *line = text, *nl;
+	int n = 0;
+
+	while (*line) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		if (memmem(line, nl - line, needle, strlen(needle)))
+			n++;
+		line = *nl ? nl + 1 : nl;
+	}
+	return n;
+}
+
 static inline long long read_ll(const char *path)
 {
 	char buf[64] = "";

@@ -1634,23 +1634,6 @@ static int put(const char *path, const char *val)
 	return write_str(path, val);
 }
 
-/* Lines of @text that contain @needle. */
-static int count_lines(const char *text, const char *needle)
-{
-	const char *line = text, *nl;
-	int n = 0;
-
-	while (*line) {
-		nl = strchr(line, '\n');
-		if (!nl)
-			nl = line + strlen(line);
-		if (memmem(line, nl - line, needle, strlen(needle)))
-			n++;
-		line = *nl ? nl + 1 : nl;
-	}
-	return n;
-}
-
 FIXTURE(kfuzz) {
 	long refcnt;
 };
@@ -1843,9 +1826,9 @@ TEST_F_TIMEOUT(kfuzz, fuzz, 24 * 3600)
 	EXPECT_EQ(0, n) TH_LOG("trace_pipe did not end: %s", strerror(errno));
 	text[got] = 0;
 	close(fd);
-	ticks = count_lines(text, " provider=" KETW_SAMPLE_NAME " id=1 ");
-	starts = count_lines(text, " sys=START ");
-	stops = count_lines(text, " sys=STOP ");
+	ticks = text_lines_with(text, " provider=" KETW_SAMPLE_NAME " id=1 ");
+	starts = text_lines_with(text, " sys=START ");
+	stops = text_lines_with(text, " sys=STOP ");
 	EXPECT_EQ(KFZ_CHECK_EVENTS, ticks) TH_LOG("trace_pipe:\n%.2000s", text);
 	EXPECT_EQ(1, starts);
 	EXPECT_EQ(1, stops);
