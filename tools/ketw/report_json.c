@@ -9,49 +9,15 @@
 #include "cli.h"
 #include "report_json.h"
 
-static uint64_t json_uint(const unsigned char *p, unsigned int w, bool swapped)
-{
-	uint64_t v = 0;
-	unsigned int i;
-
-	/* The writer's byte order: ours, or the other one. */
-	for (i = 0; i < w; i++) {
-		unsigned int b = i;
-
-		if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? swapped : !swapped)
-			b = w - 1 - i;	/* big-endian bytes */
-		v |= (uint64_t)p[i] << (8 * b);
-	}
-	return v;
-}
-
-static unsigned int json_int_width(unsigned int type)
-{
-	switch (type) {
-	case KETW_FIELD_U8: case KETW_FIELD_S8:
-		return 1;
-	case KETW_FIELD_U16: case KETW_FIELD_S16:
-		return 2;
-	case KETW_FIELD_U32: case KETW_FIELD_S32: case KETW_FIELD_HEX32:
-		return 4;
-	case KETW_FIELD_U64: case KETW_FIELD_S64: case KETW_FIELD_HEX64:
-		return 8;
-	default:
-		return 0;
-	}
-}
-
 /* One field's value: numbers, strings, GUIDs, hex strings; null if missing. */
 static void json_field(struct cli_json *j, const struct ketw_field_info *fi,
 		       const unsigned char *data, size_t len, bool swapped)
 {
-	unsigned int w = json_int_width(fi->type);
+	unsigned int w = ketw_field_width(fi->type);
 	size_t off = fi->offset, n;
 	char guid[KETW_GUID_STR_LEN];
 	uint64_t v;
 
-	if (fi->type == KETW_FIELD_GUID)
-		w = KETW_GUID_SIZE;
 	/* As the text decoder: missing, untrusted sizes in hex. */
 	if (off > len || (w && off + w > len)) {
 		cli_json_null(j);
@@ -67,12 +33,10 @@ static void json_field(struct cli_json *j, const struct ketw_field_info *fi,
 		return;
 	}
 	if (w) {
-		v = json_uint(data + off, w, swapped);
+		v = ketw_field_int(fi, data + off, swapped);
 		switch (fi->type) {
 		case KETW_FIELD_S8: case KETW_FIELD_S16:
 		case KETW_FIELD_S32: case KETW_FIELD_S64:
-			if (w < 8 && (v & (1ull << (8 * w - 1))))
-				v |= ~0ull << (8 * w);
 			cli_json_s64(j, (int64_t)v);
 			return;
 		case KETW_FIELD_HEX32: case KETW_FIELD_HEX64:

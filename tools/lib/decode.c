@@ -11,7 +11,7 @@
 
 #include "internal.h"
 
-static unsigned int ketw_field_width(unsigned int type)
+unsigned int ketw_field_width(unsigned int type)
 {
 	switch (type) {
 	case KETW_FIELD_U8:
@@ -60,11 +60,21 @@ static uint64_t ketw_field_uint(const unsigned char *p, unsigned int w,
 	}
 }
 
-static int64_t ketw_sign_extend(uint64_t v, unsigned int w)
+uint64_t ketw_field_int(const struct ketw_field_info *fi, const void *p,
+			bool swapped)
 {
-	unsigned int shift = 64 - 8 * w;
+	unsigned int w = ketw_field_width(fi->type), shift = 64 - 8 * w;
+	uint64_t v = ketw_field_uint(p, w, swapped);
 
-	return (int64_t)(v << shift) >> shift;
+	switch (fi->type) {
+	case KETW_FIELD_S8:
+	case KETW_FIELD_S16:
+	case KETW_FIELD_S32:
+	case KETW_FIELD_S64:
+		return (uint64_t)((int64_t)(v << shift) >> shift);
+	default:
+		return v;
+	}
 }
 
 /* Binary bytes: "{00 01 02}", at most KETW_PAYLOAD_BINARY_MAX shown. */
@@ -126,7 +136,6 @@ static void ketw_fmt_field(struct ketw_fmt *f, const struct ketw_field_info *fi,
 	unsigned int w = ketw_field_width(fi->type);
 	size_t off = fi->offset, n;
 	char guid[KETW_GUID_STR_LEN];
-	uint64_t v;
 
 	if (off > len || (w && off + w > len)) {
 		ketw_fmt(f, "<missing>");
@@ -145,19 +154,19 @@ static void ketw_fmt_field(struct ketw_fmt *f, const struct ketw_field_info *fi,
 	case KETW_FIELD_U32:
 	case KETW_FIELD_U64:
 		ketw_fmt(f, "%llu", (unsigned long long)
-			 ketw_field_uint(data + off, w, swapped));
+			 ketw_field_int(fi, data + off, swapped));
 		break;
 	case KETW_FIELD_S8:
 	case KETW_FIELD_S16:
 	case KETW_FIELD_S32:
 	case KETW_FIELD_S64:
-		v = ketw_field_uint(data + off, w, swapped);
-		ketw_fmt(f, "%lld", (long long)ketw_sign_extend(v, w));
+		ketw_fmt(f, "%lld", (long long)
+			 ketw_field_int(fi, data + off, swapped));
 		break;
 	case KETW_FIELD_HEX32:
 	case KETW_FIELD_HEX64:
 		ketw_fmt(f, "0x%llx", (unsigned long long)
-			 ketw_field_uint(data + off, w, swapped));
+			 ketw_field_int(fi, data + off, swapped));
 		break;
 	case KETW_FIELD_GUID:
 		ketw_fmt(f, "%s", ketw_guid_format(data + off, guid));

@@ -560,6 +560,19 @@ bool ketw_record_is_rundown(const struct ketw_record *rec);
 int ketw_payload_format(const struct ketw_event_info *ev, const void *data,
 			size_t len, bool swapped, char *buf, size_t buflen);
 /*
+ * The bytes a field of @type takes: 1, 2, 4 or 8 for the integers, 16
+ * for a GUID, 0 for STRING and BINARY (their size, or the payload's
+ * rest), and 0 for an unknown type.
+ */
+unsigned int ketw_field_width(unsigned int type);
+/*
+ * The value of integer field @fi at @p (ketw_field_width() bytes, which
+ * the caller checked are in the payload), in the writer's byte order
+ * (@swapped: the other one); s8..s64 sign-extended (cast to int64_t).
+ */
+uint64_t ketw_field_int(const struct ketw_field_info *fi, const void *p,
+			bool swapped);
+/*
  * A record's line with names from @reg (may be NULL):
  *   rundown records, short: "cpu=0 ts=1.000000100 seq=3 " then
  *     "PROVIDER ketw-sample <guid> events=2 [USER]",
