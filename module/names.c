@@ -9,53 +9,15 @@
 
 #include "ketw_internal.h"
 
-static const char *const ketw_policies[] = {
-	[KETW_POLICY_LOOP]		= "loop",
-	[KETW_POLICY_UNTIL_FULL]	= "until-full",
-	[KETW_POLICY_FLUSH]		= "flush",
-};
-
-static const char *const ketw_clocks[] = {
-	[KETW_CLOCK_MONO]	= "mono",
-	[KETW_CLOCK_BOOT]	= "boot",
-	[KETW_CLOCK_LOCAL]	= "local",
-};
-
-static const char *const ketw_states[] = {
-	[KETW_STATE_CREATED]	= "created",
-	[KETW_STATE_RUNNING]	= "running",
-	[KETW_STATE_SUSPENDED]	= "suspended",
-};
-
-static const char *const ketw_sys_events[] = {
-	[KETW_SYS_START]	= "START",
-	[KETW_SYS_STOP]		= "STOP",
-	[KETW_SYS_FILTER]	= "FILTER",
-	[KETW_SYS_OVERFLOW]	= "OVERFLOW",
-	[KETW_SYS_RESUME]	= "RESUME",
-	[KETW_SYS_FLUSH_START]	= "FLUSH_START",
-	[KETW_SYS_FLUSH_STOP]	= "FLUSH_STOP",
-	[KETW_SYS_ERROR]	= "ERROR",
-	[KETW_SYS_PROVIDER]	= "PROVIDER",
-	[KETW_SYS_EVENT_DESC]	= "EVENT_DESC",
-	[KETW_SYS_TASK]		= "TASK",
-};
-
-static const char *const ketw_field_types[] = {
-	[KETW_FIELD_U8]		= "u8",
-	[KETW_FIELD_U16]	= "u16",
-	[KETW_FIELD_U32]	= "u32",
-	[KETW_FIELD_U64]	= "u64",
-	[KETW_FIELD_S8]		= "s8",
-	[KETW_FIELD_S16]	= "s16",
-	[KETW_FIELD_S32]	= "s32",
-	[KETW_FIELD_S64]	= "s64",
-	[KETW_FIELD_HEX32]	= "hex32",
-	[KETW_FIELD_HEX64]	= "hex64",
-	[KETW_FIELD_STRING]	= "string",
-	[KETW_FIELD_BINARY]	= "binary",
-	[KETW_FIELD_GUID]	= "guid",
-};
+/* Each table indexed by value, from uapi/linux/ketw.h's word lists. */
+#define KETW_WORD(v, w) \
+	[v] = w,
+static const char *const ketw_policies[] = { KETW_POLICY_WORDS(KETW_WORD) };
+static const char *const ketw_clocks[] = { KETW_CLOCK_WORDS(KETW_WORD) };
+static const char *const ketw_states[] = { KETW_STATE_WORDS(KETW_WORD) };
+static const char *const ketw_sys_events[] = { KETW_SYS_WORDS(KETW_WORD) };
+static const char *const ketw_field_types[] = { KETW_FIELD_WORDS(KETW_WORD) };
+#undef KETW_WORD
 
 static const char *ketw_name_of(const char *const *names, size_t nr, u32 i)
 {

@@ -12,73 +12,21 @@
 
 #include "internal.h"
 
-static const char *const ketw_type_names[] = {
-	[KETW_TYPE_INFO]	= "INFO",
-	[KETW_TYPE_START]	= "START",
-	[KETW_TYPE_END]		= "END",
-	[KETW_TYPE_DC_START]	= "DC_START",
-	[KETW_TYPE_DC_END]	= "DC_END",
-	[KETW_TYPE_EXTENSION]	= "EXTENSION",
-	[KETW_TYPE_REPLY]	= "REPLY",
-	[KETW_TYPE_DEQUEUE]	= "DEQUEUE",
-	[KETW_TYPE_CHECKPOINT]	= "CHECKPOINT",
-};
-
-static const char *const ketw_level_names[] = {
-	[KETW_LEVEL_CRITICAL]	= "CRITICAL",
-	[KETW_LEVEL_ERROR]	= "ERROR",
-	[KETW_LEVEL_WARNING]	= "WARNING",
-	[KETW_LEVEL_INFO]	= "INFO",
-	[KETW_LEVEL_VERBOSE]	= "VERBOSE",
-};
-
-static const char *const ketw_sys_names[] = {
-	[KETW_SYS_START]	= "START",
-	[KETW_SYS_STOP]		= "STOP",
-	[KETW_SYS_FILTER]	= "FILTER",
-	[KETW_SYS_OVERFLOW]	= "OVERFLOW",
-	[KETW_SYS_RESUME]	= "RESUME",
-	[KETW_SYS_FLUSH_START]	= "FLUSH_START",
-	[KETW_SYS_FLUSH_STOP]	= "FLUSH_STOP",
-	[KETW_SYS_ERROR]	= "ERROR",
-	[KETW_SYS_PROVIDER]	= "PROVIDER",
-	[KETW_SYS_EVENT_DESC]	= "EVENT_DESC",
-	[KETW_SYS_TASK]		= "TASK",
-};
-
-static const char *const ketw_field_names[] = {
-	[KETW_FIELD_U8]		= "u8",
-	[KETW_FIELD_U16]	= "u16",
-	[KETW_FIELD_U32]	= "u32",
-	[KETW_FIELD_U64]	= "u64",
-	[KETW_FIELD_S8]		= "s8",
-	[KETW_FIELD_S16]	= "s16",
-	[KETW_FIELD_S32]	= "s32",
-	[KETW_FIELD_S64]	= "s64",
-	[KETW_FIELD_HEX32]	= "hex32",
-	[KETW_FIELD_HEX64]	= "hex64",
-	[KETW_FIELD_STRING]	= "string",
-	[KETW_FIELD_BINARY]	= "binary",
-	[KETW_FIELD_GUID]	= "guid",
-};
-
-static const char *const ketw_policy_names[] = {
-	[KETW_POLICY_LOOP]	 = "loop",
-	[KETW_POLICY_UNTIL_FULL] = "until-full",
-	[KETW_POLICY_FLUSH]	 = "flush",
-};
-
-static const char *const ketw_clock_names[] = {
-	[KETW_CLOCK_MONO]	= "mono",
-	[KETW_CLOCK_BOOT]	= "boot",
-	[KETW_CLOCK_LOCAL]	= "local",
-};
-
-static const char *const ketw_state_names[] = {
-	[KETW_STATE_CREATED]	= "created",
-	[KETW_STATE_RUNNING]	= "running",
-	[KETW_STATE_SUSPENDED]	= "suspended",
-};
+/*
+ * Each table indexed by value, from the word lists of uapi/linux/ketw.h,
+ * which the module's tables come from too: what ketwfs prints, this
+ * parses.
+ */
+#define KETW_WORD(v, w) \
+	[v] = w,
+static const char *const ketw_type_names[] = { KETW_TYPE_WORDS(KETW_WORD) };
+static const char *const ketw_level_names[] = { KETW_LEVEL_WORDS(KETW_WORD) };
+static const char *const ketw_sys_names[] = { KETW_SYS_WORDS(KETW_WORD) };
+static const char *const ketw_field_names[] = { KETW_FIELD_WORDS(KETW_WORD) };
+static const char *const ketw_policy_names[] = { KETW_POLICY_WORDS(KETW_WORD) };
+static const char *const ketw_clock_names[] = { KETW_CLOCK_WORDS(KETW_WORD) };
+static const char *const ketw_state_names[] = { KETW_STATE_WORDS(KETW_WORD) };
+#undef KETW_WORD
 
 static const char *ketw_name_of(const char *const *names, size_t n,
 				unsigned int v)

@@ -744,6 +744,79 @@ struct ketw_meta_page {
 	__u64 read;
 };
 
+/*
+ * The words for ketw's numbers, spelled once: ketwfs prints and parses
+ * them, the "boot" module parameter takes them, and the tool reads and
+ * shows them, so the module and libketw both build their tables from
+ * these lists. Each list calls FN(value, "word") once per member, in
+ * increasing order of value (the bpf.h mapper idiom):
+ *
+ *	#define KETW_WORD(v, w) [v] = w,
+ *	static const char *const policies[] = { KETW_POLICY_WORDS(KETW_WORD) };
+ *
+ * A word never changes once released; a new value gets a new word.
+ */
+#define KETW_TYPE_WORDS(FN)				\
+	FN(KETW_TYPE_INFO,		"INFO")		\
+	FN(KETW_TYPE_START,		"START")	\
+	FN(KETW_TYPE_END,		"END")		\
+	FN(KETW_TYPE_DC_START,		"DC_START")	\
+	FN(KETW_TYPE_DC_END,		"DC_END")	\
+	FN(KETW_TYPE_EXTENSION,		"EXTENSION")	\
+	FN(KETW_TYPE_REPLY,		"REPLY")	\
+	FN(KETW_TYPE_DEQUEUE,		"DEQUEUE")	\
+	FN(KETW_TYPE_CHECKPOINT,	"CHECKPOINT")
+
+#define KETW_LEVEL_WORDS(FN)				\
+	FN(KETW_LEVEL_CRITICAL,		"CRITICAL")	\
+	FN(KETW_LEVEL_ERROR,		"ERROR")	\
+	FN(KETW_LEVEL_WARNING,		"WARNING")	\
+	FN(KETW_LEVEL_INFO,		"INFO")		\
+	FN(KETW_LEVEL_VERBOSE,		"VERBOSE")
+
+#define KETW_SYS_WORDS(FN)				\
+	FN(KETW_SYS_START,		"START")	\
+	FN(KETW_SYS_STOP,		"STOP")		\
+	FN(KETW_SYS_FILTER,		"FILTER")	\
+	FN(KETW_SYS_OVERFLOW,		"OVERFLOW")	\
+	FN(KETW_SYS_RESUME,		"RESUME")	\
+	FN(KETW_SYS_FLUSH_START,	"FLUSH_START")	\
+	FN(KETW_SYS_FLUSH_STOP,		"FLUSH_STOP")	\
+	FN(KETW_SYS_ERROR,		"ERROR")	\
+	FN(KETW_SYS_PROVIDER,		"PROVIDER")	\
+	FN(KETW_SYS_EVENT_DESC,		"EVENT_DESC")	\
+	FN(KETW_SYS_TASK,		"TASK")
+
+#define KETW_FIELD_WORDS(FN)				\
+	FN(KETW_FIELD_U8,		"u8")		\
+	FN(KETW_FIELD_U16,		"u16")		\
+	FN(KETW_FIELD_U32,		"u32")		\
+	FN(KETW_FIELD_U64,		"u64")		\
+	FN(KETW_FIELD_S8,		"s8")		\
+	FN(KETW_FIELD_S16,		"s16")		\
+	FN(KETW_FIELD_S32,		"s32")		\
+	FN(KETW_FIELD_S64,		"s64")		\
+	FN(KETW_FIELD_HEX32,		"hex32")	\
+	FN(KETW_FIELD_HEX64,		"hex64")	\
+	FN(KETW_FIELD_STRING,		"string")	\
+	FN(KETW_FIELD_BINARY,		"binary")	\
+	FN(KETW_FIELD_GUID,		"guid")
+
+#define KETW_POLICY_WORDS(FN)				\
+	FN(KETW_POLICY_LOOP,		"loop")		\
+	FN(KETW_POLICY_UNTIL_FULL,	"until-full")	\
+	FN(KETW_POLICY_FLUSH,		"flush")
+
+#define KETW_CLOCK_WORDS(FN)				\
+	FN(KETW_CLOCK_MONO,		"mono")		\
+	FN(KETW_CLOCK_BOOT,		"boot")		\
+	FN(KETW_CLOCK_LOCAL,		"local")
+
+#define KETW_STATE_WORDS(FN)				\
+	FN(KETW_STATE_CREATED,		"created")	\
+	FN(KETW_STATE_RUNNING,		"running")	\
+	FN(KETW_STATE_SUSPENDED,	"suspended")
+
 #define KETW_IOC_MAGIC	0xE7
 
 /*
