@@ -44,6 +44,10 @@ static_assert(offsetofend(struct ketw_session_status, overwritten) ==
 	      KETW_SESSION_STATUS_SIZE_VER0);
 static_assert(offsetofend(struct ketw_snapshot, dropped) ==
 	      KETW_SNAPSHOT_SIZE_VER0);
+static_assert(offsetofend(struct ketw_session_info, memory) ==
+	      KETW_SESSION_INFO_SIZE_VER0);
+static_assert(offsetofend(struct ketw_session_list, entries) ==
+	      KETW_SESSION_LIST_SIZE_VER0);
 
 int ketw_user_gid = -1;
 module_param_named(user_gid, ketw_user_gid, int, 0644);
@@ -361,6 +365,22 @@ static long ketw_ioctl_list(unsigned int cmd, void __user *uarg)
 	return ketw_copy_sized_out(uarg, &l, sizeof(l), usize);
 }
 
+static long ketw_ioctl_sessions(void __user *uarg)
+{
+	struct ketw_session_list l;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&l, sizeof(l), KETW_SESSION_LIST_SIZE_VER0, uarg,
+			      &usize);
+	if (err)
+		return err;
+	err = ketw_sessions_list(&l);
+	if (err)
+		return err;
+	return ketw_copy_sized_out(uarg, &l, sizeof(l), usize);
+}
+
 static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
 {
 	struct ketw_user_provider up;
@@ -503,6 +523,8 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ketw_ioctl_status(uarg);
 	case KETW_IOC_SNAPSHOT:
 		return ketw_ioctl_snapshot(uarg);
+	case KETW_IOC_SESSIONS:
+		return ketw_ioctl_sessions(uarg);
 	case KETW_IOC_FLUSH:
 	case KETW_IOC_RUNDOWN:
 	case KETW_IOC_START:

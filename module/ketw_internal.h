@@ -191,6 +191,7 @@ int ketw_session_flush(struct ketw_session *s);
 int ketw_session_rundown(struct ketw_session *s);
 int ketw_session_mmap(struct ketw_session *s, struct vm_area_struct *vma);
 void ketw_sessions_destroy_all(void);
+int ketw_sessions_list(struct ketw_session_list *l);
 int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
 			   void *arg);
 

@@ -390,6 +390,97 @@ int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
 	return 0;
 }
 
+/* @s's line in KETW_IOC_SESSIONS; the caller holds a reference. */
+static void ketw_session_info_fill(struct ketw_session *s,
+				   struct ketw_session_info *info)
+{
+	struct ketw_cpu_stats cs;
+	int cpu;
+
+	memset(info, 0, sizeof(*info));
+	for_each_possible_cpu(cpu) {
+		ketw_session_stats_cpu(s, cpu, &cs);
+		info->written += cs.written;
+		info->overwritten += cs.overwritten;
+		info->lost += cs.lost_full + cs.lost_busy + cs.lost_nested;
+	}
+	mutex_lock(&ketw_mutex);
+	memcpy(info->name, s->attr.name, sizeof(info->name));
+	info->state = s->state;
+	info->policy = s->attr.policy;
+	info->clock = s->attr.clock;
+	info->buffer_kb = s->attr.buffer_kb;
+	info->nr_cpus = s->attr.nr_cpus;
+	info->session_flags = s->attr.flags;
+	info->info_flags = s->explicit ? 0 : KETW_SESSION_INFO_ALL_PROVIDERS;
+	info->nr_providers = s->explicit ? s->nr_enables : 0;
+	info->readers = s->attached;
+	info->level = s->attr.level;
+	info->max_data_size = s->attr.max_data_size;
+	info->creation_time = s->attr.creation_time;
+	info->memory = s->attr.memory;
+	mutex_unlock(&ketw_mutex);
+}
+
+/**
+ * ketw_sessions_list() - every session's struct ketw_session_info, to user space
+ * @l: the request, its size checked; @l->count is set to the number of
+ *     sessions.
+ *
+ * The sessions are taken, with a reference each, under ketw_mutex, then
+ * described and copied out without it: a session destroyed meanwhile is
+ * still listed, as it was.
+ *
+ * Return: 0; -EINVAL if @l->entry_size is below
+ * KETW_SESSION_INFO_SIZE_VER0; -E2BIG above a page; -EFAULT; -ENOMEM.
+ */
+int ketw_sessions_list(struct ketw_session_list *l)
+{
+	u8 __user *out = u64_to_user_ptr(l->entries);
+	size_t stride = l->entry_size, len;
+	struct ketw_session **ss = NULL;
+	struct ketw_session_info info;
+	struct ketw_session *s;
+	u32 n = 0, i = 0, j, cap;
+	int err = 0;
+
+	if (stride < KETW_SESSION_INFO_SIZE_VER0)
+		return -EINVAL;
+	if (stride > PAGE_SIZE)
+		return -E2BIG;
+	len = min(stride, sizeof(info));
+	/* At most KETW_MAX_SESSIONS: allocated before the lock. */
+	cap = min_t(u32, l->capacity, KETW_MAX_SESSIONS);
+	if (cap) {
+		ss = kcalloc(cap, sizeof(*ss), GFP_KERNEL);
+		if (!ss)
+			return -ENOMEM;
+	}
+	mutex_lock(&ketw_mutex);
+	list_for_each_entry(s, &ketw_sessions, node) {
+		if (i < cap) {
+			kref_get(&s->kref);
+			ss[i++] = s;
+		}
+		n++;
+	}
+	mutex_unlock(&ketw_mutex);
+	for (j = 0; j < i; j++) {
+		u8 __user *e = out + (size_t)j * stride;
+
+		ketw_session_info_fill(ss[j], &info);
+		ketw_session_put(ss[j]);
+		if (err)
+			continue;	/* put the rest */
+		if (copy_to_user(e, &info, len) ||
+		    clear_user(e + len, stride - len))
+			err = -EFAULT;
+	}
+	kfree(ss);
+	l->count = n;
+	return err;
+}
+
 /*
  * The last reference went: free everything. This may run inside munmap()
  * (mmap_lock held), in the auto-stop work or in any file operation, so it

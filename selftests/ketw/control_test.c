@@ -320,6 +320,161 @@ TEST(unprivileged_refused)
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("mode 0600 did not refuse");
 }
 
+/* @name's entry in a KETW_IOC_SESSIONS list of @n entries at @stride. */
+static const struct ketw_session_info *
+list_find(const void *arr, size_t stride, uint32_t n, const char *name)
+{
+	const struct ketw_session_info *e;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		e = (const void *)((const char *)arr + i * stride);
+		if (!strncmp(e->name, name, KETW_NAME_MAX))
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * KETW_IOC_SESSIONS lists every session with its attributes, state,
+ * providers, readers and totals, resets nothing, and checks its sizes.
+ */
+TEST_F(dev, sessions_list)
+{
+	static const char *const names[] = { "ls_loop", "ls_full", "ls_flush" };
+	static const uint32_t policies[] = { KETW_POLICY_LOOP,
+		KETW_POLICY_UNTIL_FULL, KETW_POLICY_FLUSH };
+	static const uint32_t kbs[] = { 8, 16, 32 };
+	static const uint32_t levels[] = { 3, 0, 5 };	/* ls_full takes all */
+	const size_t stride = sizeof(struct ketw_session_info) + 16;
+	const struct ketw_session_info *e;
+	struct ketw_session_status st;
+	struct ketw_session_list l;
+	struct ketw_session_attr a;
+	unsigned char *arr, *tail;
+	int fds[3], reader, i, j;
+
+	arr = malloc(64 * stride);
+	ASSERT_NE(NULL, arr);
+	for (i = 0; i < 3; i++) {
+		ketw_cleanup(names[i]);
+		fds[i] = ketw_open();
+		ASSERT_LE(0, fds[i]);
+		ketw_attr_init(&a, names[i]);
+		a.policy = policies[i];
+		a.buffer_kb = kbs[i];
+		a.clock = KETW_CLOCK_BOOT;
+		a.level = levels[i];
+		ASSERT_EQ(0, ioctl(fds[i], KETW_IOC_CREATE, &a)) TH_LOG("%s", names[i]);
+	}
+	/* ls_loop runs and takes the sample provider only; ls_full has a second reader. */
+	ASSERT_EQ(0, ketw_enable(fds[0], names[0], "ketw-sample", NULL, 0, 0, 0,
+				 NULL, 0, 0));
+	ASSERT_EQ(0, ketw_ref(fds[0], KETW_IOC_START, names[0]));
+	ASSERT_EQ(0, sample_emit(20));
+	reader = ketw_open();
+	ASSERT_LE(0, reader);
+	ASSERT_EQ(0, ketw_ref(reader, KETW_IOC_ATTACH, names[1]));
+
+	memset(&l, 0, sizeof(l));
+	l.size = sizeof(l);
+	l.capacity = 64;
+	l.entry_size = stride;
+	l.entries = (uintptr_t)arr;
+	memset(arr, 0xa5, 64 * stride);
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_SESSIONS, &l));
+	EXPECT_EQ(sizeof(l), l.size);
+	EXPECT_LE(3, l.count);
+	for (i = 0; i < 3; i++) {
+		e = list_find(arr, stride, l.count, names[i]);
+		ASSERT_NE(NULL, e) TH_LOG("%s not listed", names[i]);
+		EXPECT_EQ(policies[i], e->policy);
+		EXPECT_EQ(kbs[i], e->buffer_kb);
+		EXPECT_EQ(KETW_CLOCK_BOOT, e->clock);
+		EXPECT_EQ(levels[i], e->level);
+		EXPECT_EQ((uint32_t)sysconf(_SC_NPROCESSORS_CONF), e->nr_cpus);
+		EXPECT_EQ(i ? KETW_STATE_CREATED : KETW_STATE_RUNNING, e->state);
+		EXPECT_EQ(i == 1 ? 2u : 1u, e->readers);
+		EXPECT_EQ(i ? KETW_SESSION_INFO_ALL_PROVIDERS : 0u, e->info_flags);
+		EXPECT_EQ(i ? 0u : 1u, e->nr_providers);
+		EXPECT_LT(0, e->memory);
+		EXPECT_LT(0, e->creation_time);
+		/* The tail the kernel does not know is zeroed. */
+		tail = (unsigned char *)e + sizeof(*e);
+		for (j = 0; j < 16; j++)
+			EXPECT_EQ(0, tail[j]);
+	}
+	e = list_find(arr, stride, l.count, names[0]);
+	ASSERT_NE(NULL, e);
+	/* START, the rundown and 20 sample events. */
+	EXPECT_LE(21, e->written);
+	EXPECT_EQ(0, e->lost);
+
+	/* Capacity 0: the count, nothing written. */
+	memset(arr, 0xa5, stride);
+	l.capacity = 0;
+	l.count = 0;
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_SESSIONS, &l));
+	EXPECT_LE(3, l.count);
+	EXPECT_EQ(0xa5, arr[0]);
+	/* Entry sizes: below version 0, above a page; a bad address. */
+	l.capacity = 64;
+	l.entry_size = KETW_SESSION_INFO_SIZE_VER0 - 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KETW_IOC_SESSIONS, &l));
+	EXPECT_EQ(EINVAL, errno);
+	l.entry_size = getpagesize() + 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KETW_IOC_SESSIONS, &l));
+	EXPECT_EQ(E2BIG, errno);
+	l.entry_size = stride;
+	l.entries = 8;
+	EXPECT_EQ(-1, ioctl(self->fd, KETW_IOC_SESSIONS, &l));
+	EXPECT_EQ(EFAULT, errno);
+	l.entries = (uintptr_t)arr;
+	/* A struct with a non-zero unknown tail. */
+	{
+		unsigned char big[sizeof(l) + 8] = { 0 };
+
+		memcpy(big, &l, sizeof(l));
+		((struct ketw_session_list *)big)->size = sizeof(big);
+		big[sizeof(l)] = 1;
+		EXPECT_EQ(-1, ioctl(self->fd, KETW_IOC_SESSIONS, big));
+		EXPECT_EQ(E2BIG, errno);
+	}
+
+	/*
+	 * ls_full overflows; listing it twice counts the loss and leaves the
+	 * POSIX overrun status for STATUS, which alone resets it.
+	 */
+	ASSERT_EQ(0, ketw_ref(fds[1], KETW_IOC_START, names[1]));
+	ASSERT_EQ(0, sample_emit(2000));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_SESSIONS, &l));
+		e = list_find(arr, stride, l.count, names[1]);
+		ASSERT_NE(NULL, e);
+		EXPECT_LT(0, e->lost);
+	}
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	snprintf(st.name, sizeof(st.name), "%s", names[1]);
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_STATUS, &st));
+	EXPECT_EQ(KETW_OVERRUN_OVERRUN, st.overrun_status);
+	EXPECT_EQ(e->lost, st.lost);
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_STATUS, &st));
+	EXPECT_EQ(KETW_OVERRUN_NONE, st.overrun_status);
+
+	close(reader);
+	for (i = 0; i < 3; i++) {
+		ketw_ref(fds[i], KETW_IOC_DESTROY, names[i]);
+		close(fds[i]);
+	}
+	/* Gone from the list. */
+	l.entries = (uintptr_t)arr;
+	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_SESSIONS, &l));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(NULL, list_find(arr, stride, l.count, names[i]));
+	free(arr);
+}
+
 /* After all that bad input, a whole session still works. */
 TEST_F(dev, still_works_after_bad_input)
 {

@@ -812,7 +812,7 @@ static void op_session(struct kfuzz_thread *t)
 
 	if (fd < 0)
 		return;
-	switch (kfuzz_below(r, 14)) {
+	switch (kfuzz_below(r, 15)) {
 	case 0:
 	case 1: {
 		static const uint32_t kbs[] = { 0, 4, 8, 16, 64, 256 };
@@ -880,6 +880,29 @@ static void op_session(struct kfuzz_thread *t)
 		s.buf_len = SCRATCH_LEN;
 		CALL(t, ioctl(fd, KETW_IOC_SNAPSHOT, &s), "ioctl(%d, SNAPSHOT, '%s' cpu %u)",
 		     fd, name, s.cpu);
+		break;
+	}
+	case 12: {	/* every session, at a stride a newer tool might use */
+		struct ketw_session_list l;
+		const struct ketw_session_info *e;
+		size_t stride = sizeof(*e) + 8 * kfuzz_below(r, 4);
+		uint32_t i, cap = SCRATCH_LEN / stride;
+
+		memset(&l, 0, sizeof(l));
+		l.size = sizeof(l);
+		l.capacity = kfuzz_below(r, cap + 1);
+		l.entry_size = stride;
+		l.entries = (uintptr_t)z->scratch.base;
+		if (CALL(t, ioctl(fd, KETW_IOC_SESSIONS, &l), "ioctl(%d, SESSIONS, cap %u)",
+			 fd, l.capacity))
+			break;
+		if (l.count > 64)
+			kfuzz_fail(K, t, "SESSIONS counted %u sessions, more than 64", l.count);
+		for (i = 0; i < l.count && i < l.capacity; i++) {
+			e = (const void *)((char *)z->scratch.base + i * stride);
+			if (memchr(e->name, 0, sizeof(e->name)) == NULL || !e->name[0])
+				kfuzz_fail(K, t, "SESSIONS entry %u has no name", i);
+		}
 		break;
 	}
 	default: {

@@ -195,4 +195,106 @@ TEST_F(tool, errors_and_exit_codes)
 	EXPECT_EQ(1, run(TOOL " report /tmp/does-not-exist.ketw 2>&1", &self->out));
 }
 
+/* The line of @name in `ketw status`'s table, or NULL. */
+static const char *table_line(const char *out, const char *name, char *buf,
+			      size_t len)
+{
+	const char *p = out;
+	size_t n = strlen(name);
+
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, name, n) && p[n] == ' ') {
+			snprintf(buf, len, "%.*s", (int)strcspn(p, "\n"), p);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * ketw status without -s: every session in a table, three policies and
+ * their states, providers, readers and totals; --json the same.
+ */
+TEST_F_TIMEOUT(tool, status_lists_all_sessions, 60)
+{
+	static const char *const expect[] = {
+		"st_loop +running +loop +mono +8 KiB +1 +[0-9]+ +0 +0$",
+		"st_full +created +until-full +boot +16 KiB +all +0 +0 +0$",
+		"st_flush +suspended +flush +local +1 MiB +all +[0-9]+ +0 +0$",
+	};
+	static const char *const names[] = { "st_loop", "st_full", "st_flush" };
+	char line[512], cmd[640];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ketw_cleanup(names[i]);
+	ASSERT_EQ(0, run(TOOL " start -s st_loop -b 8 -P loop -p ketw-sample 2>&1 && "
+			 TOOL " start -s st_flush -b 1024 -P flush -C local 2>&1 && "
+			 TOOL " stop -s st_flush 2>&1", &self->out))
+		TH_LOG("%s", self->out);
+	free(self->out);
+	self->out = NULL;
+	{
+		struct ketw_session_attr a;
+		int fd = ketw_open();
+
+		ASSERT_LE(0, fd);
+		ketw_attr_init(&a, "st_full");
+		a.policy = KETW_POLICY_UNTIL_FULL;
+		a.buffer_kb = 16;
+		a.clock = KETW_CLOCK_BOOT;
+		ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+		/* Detach: the session stays, with no reader. */
+		close(fd);
+	}
+	ASSERT_EQ(0, sample_emit(5));
+	ASSERT_EQ(0, run(TOOL " status 2>&1", &self->out)) TH_LOG("%s", self->out);
+	EXPECT_EQ(self->out, strstr(self->out, "NAME ")) TH_LOG("%s", self->out);
+	for (i = 0; i < 3; i++) {
+		ASSERT_NE(NULL, table_line(self->out, names[i], line, sizeof(line)))
+			TH_LOG("%s missing in:\n%s", names[i], self->out);
+		snprintf(cmd, sizeof(cmd), "echo '%s' | grep -Eq '%s'", line, expect[i]);
+		EXPECT_EQ(0, system(cmd)) TH_LOG("'%s' does not match '%s'", line, expect[i]);
+	}
+	free(self->out);
+	ASSERT_EQ(0, run(TOOL " status --json 2>&1", &self->out)) TH_LOG("%s", self->out);
+	EXPECT_EQ('[', self->out[0]);
+	EXPECT_NE(NULL, strstr(self->out, "\"session\": \"st_full\", \"state\": \"created\", \"policy\": \"until-full\", \"clock\": \"boot\", \"buffer_kb\": 16"))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "\"session\": \"st_loop\", \"state\": \"running\", \"policy\": \"loop\""))
+		TH_LOG("%s", self->out);
+	for (i = 0; i < 3; i++)
+		ketw_cleanup(names[i]);
+}
+
+/* ketw reset --all asks once; no (or no answer) keeps them, yes removes all. */
+TEST_F_TIMEOUT(tool, reset_all_asks_once, 60)
+{
+	ASSERT_EQ(0, run(TOOL " start -s ra_one 2>&1 && " TOOL " start -s ra_two 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(1, run("echo n | " TOOL " reset --all 2>&1", &self->out));
+	EXPECT_NE(NULL, strstr(self->out, "ra_one, ra_two")) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "nothing removed")) TH_LOG("%s", self->out);
+	free(self->out);
+	EXPECT_EQ(1, run(TOOL " reset --all </dev/null 2>&1", &self->out));
+	EXPECT_EQ(0, cpu_stats_of("ra_one"));
+	EXPECT_EQ(0, cpu_stats_of("ra_two"));
+	free(self->out);
+	EXPECT_EQ(0, run("echo y | " TOOL " reset --all 2>&1", &self->out))
+		TH_LOG("%s", self->out);
+	EXPECT_EQ(1, count(self->out, "?")) TH_LOG("asked more than once: %s", self->out);
+	EXPECT_EQ(-ENOENT, cpu_stats_of("ra_one"));
+	EXPECT_EQ(-ENOENT, cpu_stats_of("ra_two"));
+	free(self->out);
+	ASSERT_EQ(0, run(TOOL " status 2>&1", &self->out));
+	EXPECT_STREQ("no sessions\n", self->out);
+	free(self->out);
+	ASSERT_EQ(0, run(TOOL " start -s ra_three 2>&1 && " TOOL " reset --all -y 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+	EXPECT_EQ(-ENOENT, cpu_stats_of("ra_three"));
+	free(self->out);
+	EXPECT_EQ(2, run(TOOL " reset --all -s x 2>&1", &self->out));
+}
+
 TEST_HARNESS_MAIN

@@ -95,6 +95,7 @@ int cli_getopt_long(int argc, char **argv, const char *optstring,
 #define CLI_OPT_READ		0x101
 #define CLI_OPT_NO_RUNDOWN	0x102
 #define CLI_OPT_HEX		0x103
+#define CLI_OPT_ALL		0x104
 
 /*
  * The command line of a command that takes "-s NAME" and nothing else:

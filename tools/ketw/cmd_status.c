@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw status: a session's POSIX trace stream status (running or
- * suspended, full, overrun, flush and its error), its totals and its
- * per-CPU counters, as text or JSON.
+ * ketw status: without -s, every session in a table (ETW's
+ * QueryAllTraces, "logman query -ets"); with -s, one session's POSIX
+ * trace stream status (running or suspended, full, overrun, flush and
+ * its error), its totals and its per-CPU counters; as text or JSON.
  *
  * Reading the status resets the overrun status and the flush error in
  * the kernel (as posix_trace_get_status() does): two calls in a row
@@ -132,13 +133,131 @@ static void status_json(const struct ketw_session_status *ss,
 	cli_json_end(&j);
 }
 
+/* "12 KiB", "3 MiB": a per-CPU buffer size. */
+static const char *status_kib(uint32_t kb, char *buf, size_t len)
+{
+	if (kb >= 1024 && !(kb % 1024))
+		snprintf(buf, len, "%u MiB", kb / 1024);
+	else
+		snprintf(buf, len, "%u KiB", kb);
+	return buf;
+}
+
+static void status_all_text(const struct ketw_session_info *si,
+			    unsigned int nr)
+{
+	char kb[32], prov[16];
+	unsigned int i;
+
+	if (!nr) {
+		printf("no sessions\n");
+		return;
+	}
+	printf("%-31s %-9s %-10s %-5s %9s %9s %12s %12s %7s\n",
+	       "NAME", "STATE", "POLICY", "CLOCK", "BUF/CPU", "PROVIDERS",
+	       "WRITTEN", "LOST", "READERS");
+	for (i = 0; i < nr; i++) {
+		const struct ketw_session_info *x = &si[i];
+
+		if (x->info_flags & KETW_SESSION_INFO_ALL_PROVIDERS)
+			snprintf(prov, sizeof(prov), "all");
+		else
+			snprintf(prov, sizeof(prov), "%u", x->nr_providers);
+		printf("%-31.*s %-9s %-10s %-5s %9s %9s %12llu %12llu %7u\n",
+		       KETW_NAME_MAX, x->name,
+		       cli_or(ketw_state_name(x->state), "?"),
+		       cli_or(ketw_policy_name(x->policy), "?"),
+		       cli_or(ketw_clock_name(x->clock), "?"),
+		       status_kib(x->buffer_kb, kb, sizeof(kb)), prov,
+		       (unsigned long long)x->written,
+		       (unsigned long long)x->lost, x->readers);
+	}
+}
+
+static void status_all_json(const struct ketw_session_info *si,
+			    unsigned int nr)
+{
+	struct cli_json j;
+	unsigned int i;
+
+	cli_json_init(&j, stdout, true);
+	cli_json_array(&j, true);
+	for (i = 0; i < nr; i++) {
+		const struct ketw_session_info *x = &si[i];
+		bool all = x->info_flags & KETW_SESSION_INFO_ALL_PROVIDERS;
+
+		cli_json_object(&j, false);
+		cli_json_key(&j, "session");
+		cli_json_string(&j, x->name, sizeof(x->name));
+		cli_json_key(&j, "state");
+		cli_json_string_or_null(&j, ketw_state_name(x->state));
+		cli_json_key(&j, "policy");
+		cli_json_string_or_null(&j, ketw_policy_name(x->policy));
+		cli_json_key(&j, "clock");
+		cli_json_string_or_null(&j, ketw_clock_name(x->clock));
+		cli_json_key(&j, "buffer_kb");
+		cli_json_u64(&j, x->buffer_kb);
+		cli_json_key(&j, "nr_cpus");
+		cli_json_u64(&j, x->nr_cpus);
+		cli_json_key(&j, "level");
+		cli_json_u64(&j, x->level);
+		cli_json_key(&j, "max_data_size");
+		cli_json_u64(&j, x->max_data_size);
+		cli_json_key(&j, "all_providers");
+		cli_json_bool(&j, all);
+		cli_json_key(&j, "providers");
+		cli_json_u64(&j, x->nr_providers);
+		cli_json_key(&j, "readers");
+		cli_json_u64(&j, x->readers);
+		cli_json_key(&j, "written");
+		cli_json_u64(&j, x->written);
+		cli_json_key(&j, "lost");
+		cli_json_u64(&j, x->lost);
+		cli_json_key(&j, "overwritten");
+		cli_json_u64(&j, x->overwritten);
+		cli_json_key(&j, "memory");
+		cli_json_u64(&j, x->memory);
+		cli_json_key(&j, "creation_time");
+		cli_json_u64(&j, x->creation_time);
+		cli_json_end(&j);
+	}
+	cli_json_end(&j);
+}
+
+/* ketw status without -s: every session. */
+static int status_all(bool json)
+{
+	struct ketw_session_info *si = NULL;
+	unsigned int nr = 0;
+	int fd, err, ret = CLI_EXIT_OK;
+
+	fd = cli_open_device(0);
+	if (fd < 0)
+		return CLI_EXIT_ERROR;
+	err = ketw_sessions_get(fd, &si, &nr);
+	close(fd);
+	if (err == -ENOTTY)
+		return cli_error("this ketw module cannot list sessions (no KETW_IOC_SESSIONS): name one with -s");
+	if (err)
+		return cli_error("cannot list the sessions: %s", strerror(-err));
+	if (json)
+		status_all_json(si, nr);
+	else
+		status_all_text(si, nr);
+	free(si);
+	if (fflush(stdout))
+		ret = cli_error("writing the status failed: %s",
+				strerror(errno));
+	return ret;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, CLI_OPT_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *name = CLI_DEFAULT_SESSION;
+	const char *name = NULL;
 	struct ketw_session_status ss;
 	struct ketw_session_attr attr;
 	struct ketw_cpu_stats *st = NULL;
@@ -163,6 +282,8 @@ int cmd_status(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'",
 				       argv[optind]);
+	if (!name)
+		return status_all(json);
 
 	fd = cli_open_device(0);
 	if (fd < 0)

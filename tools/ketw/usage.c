@@ -264,7 +264,13 @@ static const struct {
 	{ "status",
 "usage: ketw status [-s NAME] [--json]\n"
 "\n"
-"Print the POSIX trace stream status of session NAME (default \"ketw\"):\n"
+"Without -s, list every session, oldest first, one line each:\n"
+"  NAME STATE POLICY CLOCK BUF/CPU PROVIDERS WRITTEN LOST READERS\n"
+"(PROVIDERS: how many it enabled, or \"all\" if it never enabled one and\n"
+"so takes every provider; READERS: files attached to it). Listing resets\n"
+"nothing.\n"
+"\n"
+"With -s, print the POSIX trace stream status of session NAME:\n"
 "  session  running, suspended or created; whether the full policy\n"
 "           (until-full) stopped it\n"
 "  full     loop: a record was overwritten; until-full, flush: a buffer\n"
@@ -275,9 +281,13 @@ static const struct {
 "then the totals over all cpus and the per-CPU counters (as 'ketw show').\n"
 "Reading the status resets the overrun status and the flush error.\n"
 "\n"
-"  --json        one JSON object: session, state, full, overrun, flushing,\n"
-"                flush_error, flush_error_name, auto_stopped, nr_cpus,\n"
-"                written, lost, overwritten, cpus (an array of counters)\n" },
+"  --json        without -s, an array of objects: session, state, policy,\n"
+"                clock, buffer_kb, nr_cpus, level, max_data_size,\n"
+"                all_providers, providers, readers, written, lost,\n"
+"                overwritten, memory, creation_time; with -s, one object:\n"
+"                session, state, full, overrun, flushing, flush_error,\n"
+"                flush_error_name, auto_stopped, nr_cpus, written, lost,\n"
+"                overwritten, cpus (an array of counters)\n" },
 
 	{ "snapshot",
 "usage: ketw snapshot [-s NAME] -o FILE\n"
@@ -299,9 +309,17 @@ static const struct {
 
 	{ "reset",
 "usage: ketw reset [-s NAME]\n"
+"       ketw reset --all [-y]\n"
 "\n"
 "Remove session NAME (default \"ketw\"), stopping it if it runs. Its\n"
-"records are lost: extract them first.\n" },
+"records are lost: extract them first.\n"
+"\n"
+"  --all         remove every session: ketw names them and asks once on\n"
+"                standard input; \"y\" or \"yes\" goes on, anything else\n"
+"                (or no input) removes nothing and exits with status 1.\n"
+"                A session another program still reads is reported (EBUSY)\n"
+"                and kept; the others are removed\n"
+"  -y, --yes     with --all: do not ask\n" },
 
 	{ "help",
 "usage: ketw help [COMMAND]\n"

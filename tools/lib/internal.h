@@ -18,6 +18,16 @@ int ketw_hex_digit(int c);
 /* session.c: ioctl(), again after EINTR; 0 or -errno. */
 int ketw_ioctl(int fd, unsigned long cmd, void *arg);
 
+/*
+ * array.c: one list ioctl, asked for @cap entries into @arr; sets
+ * *@count to the number there are. 0 or -errno.
+ */
+typedef int (*ketw_array_ask_fn)(int fd, void *ctx, void *arr,
+				 unsigned int cap, unsigned int *count);
+/* The whole list into a malloc()ed *@out (NULL when empty); 0 or -errno. */
+int ketw_array_get(int fd, size_t entry_size, ketw_array_ask_fn ask,
+		   void *ctx, void **out, unsigned int *nr);
+
 /* Appends to a buffer with snprintf semantics: n is the length it would take. */
 struct ketw_fmt {
 	char *buf;

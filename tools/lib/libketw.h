@@ -3,7 +3,8 @@
  * libketw: user-space access to ketw sessions and trace files.
  *
  * Functions are named ketw_<object>_<verb> and grouped by role:
- *   device/session control  ketw_device_open(), ketw_session_*()
+ *   device/session control  ketw_device_open(), ketw_session_*(),
+ *                           ketw_sessions_get()
  *   providers and filters   ketw_eventset_*(), ketw_guid_parse(),
  *                           ketw_provider_ref_*(), ketw_session_enable(),
  *                           ketw_providers_get(), ketw_provider_events_get()
@@ -89,6 +90,13 @@ int ketw_session_get_cpu_stats(int fd, const char *name, unsigned int cpu,
  */
 int ketw_session_get_status(int fd, const char *name,
 			    struct ketw_session_status *st);
+/*
+ * Every session (KETW_IOC_SESSIONS), oldest first, in a malloc()ed array
+ * the caller frees (NULL when there are none); -ENOTTY from a module
+ * that cannot list them.
+ */
+int ketw_sessions_get(int fd, struct ketw_session_info **out,
+		      unsigned int *nr);
 /*
  * Copy @cpu's records into @buf (at least the per-CPU buffer size: the
  * session's buffer_kb KiB) without consuming them. @snap gets the bytes

@@ -87,61 +87,34 @@ int ketw_session_rundown(int fd, const char *name)
 	return ketw_ioctl(fd, KETW_IOC_RUNDOWN, &ref);
 }
 
-/*
- * A list ioctl into an array that grows until it holds every entry: the
- * registry may change between calls, so ask again while the count is
- * above the capacity (a few times at most).
- */
-#define KETW_LIST_FIRST		16	/* entries asked for the first time */
+/* KETW_IOC_PROVIDERS or KETW_IOC_EVENTS, with its struct ketw_list. */
+struct ketw_list_req {
+	unsigned long cmd;
+	struct ketw_list *l;
+};
 
-#define KETW_LIST_SLACK		8	/* room for what registers meanwhile */
+static int ketw_list_ask(int fd, void *ctx, void *arr, unsigned int cap,
+			 unsigned int *count)
+{
+	struct ketw_list_req *req = ctx;
+	struct ketw_list *l = req->l;
+	int err;
 
-#define KETW_LIST_TRIES		16
+	l->size = sizeof(*l);
+	l->capacity = cap;
+	l->count = 0;
+	l->entries = (uintptr_t)arr;
+	err = ketw_ioctl(fd, req->cmd, l);
+	*count = l->count;
+	return err;
+}
 
 static int ketw_list_get(int fd, unsigned long cmd, struct ketw_list *l,
 			 size_t entry_size, void **out, unsigned int *nr)
 {
-	unsigned int cap = KETW_LIST_FIRST, tries;
-	void *arr = NULL, *p;
-	int err;
+	struct ketw_list_req req = { .cmd = cmd, .l = l };
 
-	*out = NULL;
-	*nr = 0;
-	for (tries = 0; tries < KETW_LIST_TRIES; tries++) {
-		p = realloc(arr, (size_t)cap * entry_size);
-		if (!p) {
-			free(arr);
-			return -ENOMEM;
-		}
-		arr = p;
-		memset(arr, 0, (size_t)cap * entry_size);
-		l->size = sizeof(*l);
-		l->capacity = cap;
-		l->count = 0;
-		l->entries = (uintptr_t)arr;
-		err = ketw_ioctl(fd, cmd, l);
-		if (err) {
-			free(arr);
-			return err;
-		}
-		if (l->count <= cap) {
-			if (!l->count) {
-				free(arr);
-				arr = NULL;
-			}
-			*out = arr;
-			*nr = l->count;
-			return 0;
-		}
-		if (l->count > UINT32_MAX - KETW_LIST_SLACK ||
-		    (size_t)l->count + KETW_LIST_SLACK > SIZE_MAX / entry_size) {
-			free(arr);
-			return -EOVERFLOW;
-		}
-		cap = l->count + KETW_LIST_SLACK;
-	}
-	free(arr);
-	return -EAGAIN;
+	return ketw_array_get(fd, entry_size, ketw_list_ask, &req, out, nr);
 }
 
 int ketw_providers_get(int fd, struct ketw_provider_info **out,

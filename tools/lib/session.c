@@ -130,6 +130,30 @@ int ketw_session_get_status(int fd, const char *name,
 	return ketw_ioctl(fd, KETW_IOC_STATUS, st);
 }
 
+static int ketw_sessions_ask(int fd, void *ctx, void *arr, unsigned int cap,
+			     unsigned int *count)
+{
+	struct ketw_session_list l = {
+		.size = sizeof(l),
+		.capacity = cap,
+		.entry_size = sizeof(struct ketw_session_info),
+		.entries = (uintptr_t)arr,
+	};
+	int err;
+
+	(void)ctx;
+	err = ketw_ioctl(fd, KETW_IOC_SESSIONS, &l);
+	*count = l.count;
+	return err;
+}
+
+int ketw_sessions_get(int fd, struct ketw_session_info **out,
+		      unsigned int *nr)
+{
+	return ketw_array_get(fd, sizeof(**out), ketw_sessions_ask, NULL,
+			      (void **)out, nr);
+}
+
 int ketw_session_snapshot(int fd, const char *name, unsigned int cpu,
 			  void *buf, size_t len, struct ketw_snapshot *snap)
 {

@@ -666,6 +666,82 @@ struct ketw_snapshot {
 
 #define KETW_SNAPSHOT_SIZE_VER0	72
 
+/* struct ketw_session_info flags. */
+#define KETW_SESSION_INFO_ALL_PROVIDERS	_BITUL(0) /* never ENABLEd: takes every provider */
+
+/**
+ * struct ketw_session_info - one session, as KETW_IOC_SESSIONS lists it
+ * @name:          the session's name.
+ * @state:         KETW_STATE_*.
+ * @policy:        KETW_POLICY_*.
+ * @clock:         KETW_CLOCK_*.
+ * @buffer_kb:     per-CPU data area in KiB.
+ * @nr_cpus:       number of per-CPU buffers.
+ * @session_flags: its KETW_SESSION_* flags (struct ketw_session_attr).
+ * @info_flags:    KETW_SESSION_INFO_*.
+ * @nr_providers:  providers the session enabled (0 with
+ *                 KETW_SESSION_INFO_ALL_PROVIDERS: it takes them all).
+ * @readers:       files attached to it (CREATE or ATTACH).
+ * @level:         its default level (struct ketw_session_attr).
+ * @max_data_size: payload bytes kept per event.
+ * @reserved:      0.
+ * @creation_time: CLOCK_REALTIME of creation, in ns.
+ * @written:       records stored, summed over CPUs.
+ * @lost:          events lost, all reasons, summed over CPUs.
+ * @overwritten:   records LOOP overwrote, summed over CPUs.
+ * @memory:        bytes its buffers take (struct ketw_session_attr).
+ *
+ * Listing resets nothing: the POSIX overrun status and flush error stay
+ * for KETW_IOC_STATUS to report.
+ */
+struct ketw_session_info {
+	char  name[KETW_NAME_MAX];
+	__u32 state;
+	__u32 policy;
+	__u32 clock;
+	__u32 buffer_kb;
+	__u32 nr_cpus;
+	__u32 session_flags;
+	__u32 info_flags;
+	__u32 nr_providers;
+	__u32 readers;
+	__u32 level;
+	__u32 max_data_size;
+	__u32 reserved;
+	__u64 creation_time;
+	__u64 written;
+	__u64 lost;
+	__u64 overwritten;
+	__u64 memory;
+};
+
+#define KETW_SESSION_INFO_SIZE_VER0	120
+
+/**
+ * struct ketw_session_list - list every session (KETW_IOC_SESSIONS)
+ * @size:       sizeof(struct ketw_session_list) as the caller knows it.
+ * @capacity:   in: entries @entries can hold.
+ * @count:      out: sessions there are (may exceed @capacity: call
+ *              again with more room; sessions come and go meanwhile).
+ * @entry_size: in: the caller's sizeof(struct ketw_session_info), at
+ *              least KETW_SESSION_INFO_SIZE_VER0 and at most a page. Entry
+ *              i is written at @entries + i * @entry_size: the fields the
+ *              kernel knows, then zeroes up to @entry_size.
+ * @entries:    user address of the array.
+ *
+ * Sessions come oldest first. Every session is listed, whoever created
+ * it: /dev/ketw is for CAP_SYS_ADMIN only.
+ */
+struct ketw_session_list {
+	__u32 size;
+	__u32 capacity;
+	__u32 count;
+	__u32 entry_size;
+	__u64 entries;
+};
+
+#define KETW_SESSION_LIST_SIZE_VER0	24
+
 /*
  * mmap layout. CPU n's area starts at offset KETW_MMAP_CPU(n): first its
  * meta page (one page; map it shared, read-write), then, at the
@@ -825,7 +901,8 @@ struct ketw_meta_page {
  * attached file drain that session. START, STOP and DESTROY act on the
  * named session; DESTROY fails with EBUSY while another file is attached
  * to it. FLUSH logs FLUSH_START, waits until readers have consumed what
- * was there, and logs FLUSH_STOP (ERROR too if it timed out).
+ * was there, and logs FLUSH_STOP (ERROR too if it timed out). SESSIONS
+ * lists every session (struct ketw_session_list).
  */
 #define KETW_IOC_CREATE		_IOWR(KETW_IOC_MAGIC, 1, struct ketw_session_attr)
 #define KETW_IOC_START		_IOW(KETW_IOC_MAGIC, 2, struct ketw_session_ref)
@@ -844,5 +921,6 @@ struct ketw_meta_page {
 #define KETW_IOC_RUNDOWN	_IOW(KETW_IOC_MAGIC, 15, struct ketw_session_ref)
 #define KETW_IOC_USER_REGISTER	_IOW(KETW_IOC_MAGIC, 16, struct ketw_user_provider)
 #define KETW_IOC_USER_WRITE	_IOW(KETW_IOC_MAGIC, 17, struct ketw_user_event)
+#define KETW_IOC_SESSIONS	_IOWR(KETW_IOC_MAGIC, 18, struct ketw_session_list)
 
 #endif /* _UAPI_LINUX_KETW_H */
