@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
@@ -204,199 +205,175 @@ static int ketw_copy_sized_out(void __user *dst, void *src, size_t ksize,
 	return 0;
 }
 
-static long ketw_ioctl_create(struct ketw_file *kf, void __user *uarg)
-{
+/*
+ * The ioctls, table-driven. Every request has one shape: its struct is
+ * copied in (an extensible one by ketw_copy_sized(), a fixed one whole),
+ * checked, the session it names is looked up, the handler acts, and the
+ * struct is copied back (ketw_copy_sized_out()) if the request returns
+ * one. A handler sees the copy and, for a request that names a session,
+ * the session with a reference that the dispatcher drops.
+ */
+union ketw_ioctl_arg {
 	struct ketw_session_attr attr;
+	struct ketw_session_ref ref;
+	struct ketw_cpu_stats cpu_stats;
+	struct ketw_session_status status;
+	struct ketw_snapshot snapshot;
+	struct ketw_enable enable;
+	struct ketw_list list;
+	struct ketw_session_list sessions;
+	struct ketw_user_provider user_provider;
+	struct ketw_user_event user_event;
+};
+
+/* struct ketw_ioctl_desc flags. */
+#define KETW_IOCF_USER		BIT(0)	/* also on /dev/ketw_user */
+#define KETW_IOCF_SESSION	BIT(1)	/* names a session at @name_off */
+#define KETW_IOCF_OUT		BIT(2)	/* copied back on success */
+
+/**
+ * struct ketw_ioctl_desc - how one ioctl is carried out
+ * @cmd:      the command, size and direction included.
+ * @ver0:     for an extensible struct (a __u32 size first), the smallest
+ *            size accepted; 0 for a fixed one, copied whole.
+ * @flags:    KETW_IOCF_*.
+ * @name_off: with KETW_IOCF_SESSION: where the session's name is.
+ * @check:    optional: refuses a bad request before the session is looked
+ *            up, so that it fails alike whether the session exists or not.
+ * @fn:       acts on the request; @s is the named session, or NULL.
+ */
+struct ketw_ioctl_desc {
+	unsigned int cmd;
+	unsigned int ver0;
+	unsigned int flags;
+	unsigned int name_off;
+	int (*check)(unsigned int cmd, union ketw_ioctl_arg *a);
+	long (*fn)(struct ketw_file *kf, struct ketw_session *s,
+		   unsigned int cmd, union ketw_ioctl_arg *a);
+};
+
+static long ketw_ioctl_create(struct ketw_file *kf, struct ketw_session *unused,
+			      unsigned int cmd, union ketw_ioctl_arg *a)
+{
 	struct ketw_session *s;
-	u32 usize;
 	int err;
 
-	err = ketw_copy_sized(&attr, sizeof(attr), KETW_SESSION_ATTR_SIZE_VER0,
-			      uarg, &usize);
-	if (err)
-		return err;
-	err = ketw_session_create(&attr, &s);
+	err = ketw_session_create(&a->attr, &s);
 	if (err)
 		return err;
 	mutex_lock(&kf->attach_lock);
 	err = ketw_file_set(kf, s);
 	mutex_unlock(&kf->attach_lock);
-	if (err)
-		return err;	/* destroyed by another file already */
-	/* On EFAULT the session exists all the same: the caller may GET it. */
-	return ketw_copy_sized_out(uarg, &attr, sizeof(attr), usize);
+	/*
+	 * -ENOENT: destroyed by another file already. On a later EFAULT the
+	 * session exists all the same: the caller may GET it.
+	 */
+	return err;
 }
 
-static long ketw_ioctl_get_attr(void __user *uarg)
+static long ketw_ioctl_get_attr(struct ketw_file *kf, struct ketw_session *s,
+				unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_session_attr attr;
-	struct ketw_session *s;
-	u32 usize;
-	int err;
-
-	err = ketw_copy_sized(&attr, sizeof(attr), KETW_SESSION_ATTR_SIZE_VER0,
-			      uarg, &usize);
-	if (err)
-		return err;
-	s = ketw_session_get(attr.name);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
 	mutex_lock(&ketw_mutex);
-	ketw_session_fill_attr(s, &attr);
+	ketw_session_fill_attr(s, &a->attr);
 	mutex_unlock(&ketw_mutex);
-	ketw_session_put(s);
-	return ketw_copy_sized_out(uarg, &attr, sizeof(attr), usize);
+	return 0;
 }
 
-static long ketw_ioctl_cpu_stats(void __user *uarg)
+static int ketw_check_cpu(u32 cpu)
 {
-	struct ketw_cpu_stats st;
-	struct ketw_session *s;
-	u32 usize, cpu;
-	int err;
-
-	err = ketw_copy_sized(&st, sizeof(st), KETW_CPU_STATS_SIZE_VER0, uarg,
-			      &usize);
-	if (err)
-		return err;
-	cpu = st.cpu;
-	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
-		return -EINVAL;
-	s = ketw_session_get(st.name);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	ketw_session_stats_cpu(s, cpu, &st);
-	ketw_session_put(s);
-	return ketw_copy_sized_out(uarg, &st, sizeof(st), usize);
+	return cpu < nr_cpu_ids && cpu_possible(cpu) ? 0 : -EINVAL;
 }
 
-static long ketw_ioctl_status(void __user *uarg)
+static int ketw_check_cpu_stats(unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_session_status st;
-	struct ketw_session *s;
-	u32 usize;
-	int err;
-
-	err = ketw_copy_sized(&st, sizeof(st), KETW_SESSION_STATUS_SIZE_VER0,
-			      uarg, &usize);
-	if (err)
-		return err;
-	if (st.reserved0)
-		return -EINVAL;
-	s = ketw_session_get(st.name);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	err = ketw_session_status(s, &st);
-	ketw_session_put(s);
-	if (err)
-		return err;
-	return ketw_copy_sized_out(uarg, &st, sizeof(st), usize);
+	return ketw_check_cpu(a->cpu_stats.cpu);
 }
 
-static long ketw_ioctl_snapshot(void __user *uarg)
+static long ketw_ioctl_cpu_stats(struct ketw_file *kf, struct ketw_session *s,
+				 unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_snapshot snap;
-	struct ketw_session *s;
-	u32 usize;
-	int err;
-
-	err = ketw_copy_sized(&snap, sizeof(snap), KETW_SNAPSHOT_SIZE_VER0, uarg,
-			      &usize);
-	if (err)
-		return err;
-	if (snap.cpu >= nr_cpu_ids || !cpu_possible(snap.cpu))
-		return -EINVAL;
-	s = ketw_session_get(snap.name);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	err = ketw_session_snapshot_cpu_user(s, snap.cpu,
-					     u64_to_user_ptr(snap.buf),
-					     min_t(u64, snap.buf_len, SIZE_MAX),
-					     &snap.len, &snap.dropped);
-	ketw_session_put(s);
-	if (err)
-		return err;
-	return ketw_copy_sized_out(uarg, &snap, sizeof(snap), usize);
+	ketw_session_stats_cpu(s, a->cpu_stats.cpu, &a->cpu_stats);
+	return 0;
 }
 
-static long ketw_ioctl_enable(unsigned int cmd, void __user *uarg)
+static int ketw_check_status(unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_enable req;
-	struct ketw_session *s;
-	u32 usize;
-	int err;
-
-	err = ketw_copy_sized(&req, sizeof(req), KETW_ENABLE_SIZE_VER0, uarg,
-			      &usize);
-	if (err)
-		return err;
-	/* A bad request is -EINVAL, whether its session exists or not. */
-	err = ketw_enable_check(&req, cmd == KETW_IOC_ENABLE);
-	if (err)
-		return err;
-	s = ketw_session_get(req.session);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	if (cmd == KETW_IOC_ENABLE)
-		err = ketw_session_enable(s, &req);
-	else
-		err = ketw_session_get_filter(s, &req);
-	ketw_session_put(s);
-	if (err || cmd == KETW_IOC_ENABLE)
-		return err;
-	return ketw_copy_sized_out(uarg, &req, sizeof(req), usize);
+	return a->status.reserved0 ? -EINVAL : 0;
 }
 
-static long ketw_ioctl_list(unsigned int cmd, void __user *uarg)
+static long ketw_ioctl_status(struct ketw_file *kf, struct ketw_session *s,
+			      unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_list l;
-	u32 usize;
-	int err;
-
-	err = ketw_copy_sized(&l, sizeof(l), KETW_LIST_SIZE_VER0, uarg, &usize);
-	if (err)
-		return err;
-	if (l.reserved)
-		return -EINVAL;
-	err = cmd == KETW_IOC_PROVIDERS ? ketw_providers_list(&l) :
-					  ketw_events_list(&l);
-	if (err)
-		return err;
-	return ketw_copy_sized_out(uarg, &l, sizeof(l), usize);
+	return ketw_session_status(s, &a->status);
 }
 
-static long ketw_ioctl_sessions(void __user *uarg)
+static int ketw_check_snapshot(unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_session_list l;
-	u32 usize;
-	int err;
-
-	err = ketw_copy_sized(&l, sizeof(l), KETW_SESSION_LIST_SIZE_VER0, uarg,
-			      &usize);
-	if (err)
-		return err;
-	err = ketw_sessions_list(&l);
-	if (err)
-		return err;
-	return ketw_copy_sized_out(uarg, &l, sizeof(l), usize);
+	return ketw_check_cpu(a->snapshot.cpu);
 }
 
-static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
+static long ketw_ioctl_snapshot(struct ketw_file *kf, struct ketw_session *s,
+				unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_user_provider up;
+	struct ketw_snapshot *snap = &a->snapshot;
+
+	return ketw_session_snapshot_cpu_user(s, snap->cpu,
+					      u64_to_user_ptr(snap->buf),
+					      min_t(u64, snap->buf_len, SIZE_MAX),
+					      &snap->len, &snap->dropped);
+}
+
+/* A bad request is -EINVAL, whether its session exists or not. */
+static int ketw_check_enable(unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return ketw_enable_check(&a->enable, cmd == KETW_IOC_ENABLE);
+}
+
+static long ketw_ioctl_enable(struct ketw_file *kf, struct ketw_session *s,
+			      unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return ketw_session_enable(s, &a->enable);
+}
+
+static long ketw_ioctl_get_filter(struct ketw_file *kf, struct ketw_session *s,
+				  unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return ketw_session_get_filter(s, &a->enable);
+}
+
+static int ketw_check_list(unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return a->list.reserved ? -EINVAL : 0;
+}
+
+static long ketw_ioctl_list(struct ketw_file *kf, struct ketw_session *unused,
+			    unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return cmd == KETW_IOC_PROVIDERS ? ketw_providers_list(&a->list) :
+					   ketw_events_list(&a->list);
+}
+
+static long ketw_ioctl_sessions(struct ketw_file *kf,
+				struct ketw_session *unused, unsigned int cmd,
+				union ketw_ioctl_arg *a)
+{
+	return ketw_sessions_list(&a->sessions);
+}
+
+static long ketw_ioctl_user_register(struct ketw_file *kf,
+				     struct ketw_session *unused,
+				     unsigned int cmd, union ketw_ioctl_arg *a)
+{
 	struct ketw_provider *prov;
-	u32 usize;
-	int err;
+	int err = 0;
 
-	err = ketw_copy_sized(&up, sizeof(up), KETW_USER_PROVIDER_SIZE_VER0,
-			      uarg, &usize);
-	if (err)
-		return err;
 	mutex_lock(&kf->lock);
 	if (kf->user_prov) {
 		err = -EBUSY;		/* one provider per file */
 	} else {
-		prov = ketw_user_provider_register(&up, kf->limited);
+		prov = ketw_user_provider_register(&a->user_provider,
+						   kf->limited);
 		if (IS_ERR(prov))
 			err = PTR_ERR(prov);
 		else	/* mmap() reads it without the lock */
@@ -409,41 +386,45 @@ static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
 /* Payloads up to this size are copied on the stack. */
 #define KETW_USER_STACK_DATA	256
 
-static long ketw_ioctl_user_write(struct ketw_file *kf, void __user *uarg)
+static int ketw_check_user_write(unsigned int cmd, union ketw_ioctl_arg *a)
 {
+	const struct ketw_user_event *ue = &a->user_event;
+
+	if (ue->reserved || ue->reserved1 || ue->len > KETW_MAX_DATA_SIZE ||
+	    ue->level > KETW_LEVEL_VERBOSE)
+		return -EINVAL;
+	return 0;
+}
+
+static long ketw_ioctl_user_write(struct ketw_file *kf,
+				  struct ketw_session *unused,
+				  unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	const struct ketw_user_event *ue = &a->user_event;
 	struct ketw_event_descriptor desc = {};
 	u8 stack[KETW_USER_STACK_DATA];
-	struct ketw_user_event ue;
 	void *data = stack;
-	u32 usize;
 	long ret;
 
-	ret = ketw_copy_sized(&ue, sizeof(ue), KETW_USER_EVENT_SIZE_VER0,
-			      uarg, &usize);
-	if (ret)
-		return ret;
-	if (ue.reserved || ue.reserved1 || ue.len > KETW_MAX_DATA_SIZE ||
-	    ue.level > KETW_LEVEL_VERBOSE)
-		return -EINVAL;
-	if (ue.len > sizeof(stack)) {
-		data = kvmalloc(ue.len, GFP_KERNEL);
+	if (ue->len > sizeof(stack)) {
+		data = kvmalloc(ue->len, GFP_KERNEL);
 		if (!data)
 			return -ENOMEM;
 	}
-	if (copy_from_user(data, u64_to_user_ptr(ue.data), ue.len)) {
+	if (copy_from_user(data, u64_to_user_ptr(ue->data), ue->len)) {
 		ret = -EFAULT;
 		goto out;
 	}
-	desc.id = ue.id;
-	desc.type = ue.type;
-	desc.level = ue.level;
-	desc.version = ue.version;
-	desc.keyword = ue.keyword;
+	desc.id = ue->id;
+	desc.type = ue->type;
+	desc.level = ue->level;
+	desc.version = ue->version;
+	desc.keyword = ue->keyword;
 	mutex_lock(&kf->lock);
 	if (!kf->user_prov)
 		ret = -EINVAL;		/* no provider registered on this file */
 	else
-		ret = ketw_user_write(kf->user_prov, &desc, data, ue.len);
+		ret = ketw_user_write(kf->user_prov, &desc, data, ue->len);
 	mutex_unlock(&kf->lock);
 out:
 	if (data != stack)
@@ -451,90 +432,145 @@ out:
 	return ret;
 }
 
-/* START, STOP, DESTROY, ATTACH, FLUSH: a session named by struct ketw_session_ref. */
-static long ketw_ioctl_ref(struct ketw_file *kf, unsigned int cmd,
-			   void __user *uarg)
+static long ketw_ioctl_start(struct ketw_file *kf, struct ketw_session *s,
+			     unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_session_ref ref;
-	struct ketw_session *s;
-	long err;
+	return ketw_session_start(s);
+}
 
-	if (copy_from_user(&ref, uarg, sizeof(ref)))
-		return -EFAULT;
-	s = ketw_session_get(ref.name);
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	switch (cmd) {
-	case KETW_IOC_START:
-		err = ketw_session_start(s);
-		break;
-	case KETW_IOC_STOP:
-		err = ketw_session_stop(s);
-		break;
-	case KETW_IOC_DESTROY:
-		mutex_lock(&kf->attach_lock);
-		err = ketw_session_destroy(s, kf->session);
-		if (!err && kf->session == s)
-			ketw_file_set(kf, NULL);
-		mutex_unlock(&kf->attach_lock);
-		break;
-	case KETW_IOC_ATTACH:
-		mutex_lock(&kf->attach_lock);
-		err = ketw_file_set(kf, s);
-		mutex_unlock(&kf->attach_lock);
-		return err;	/* the file keeps the reference */
-	case KETW_IOC_FLUSH:
-		err = ketw_session_flush(s);
-		break;
-	case KETW_IOC_RUNDOWN:
-		err = ketw_session_rundown(s);
-		break;
-	}
-	ketw_session_put(s);
+static long ketw_ioctl_stop(struct ketw_file *kf, struct ketw_session *s,
+			    unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return ketw_session_stop(s);
+}
+
+static long ketw_ioctl_destroy(struct ketw_file *kf, struct ketw_session *s,
+			       unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	int err;
+
+	mutex_lock(&kf->attach_lock);
+	err = ketw_session_destroy(s, kf->session);
+	if (!err && kf->session == s)
+		ketw_file_set(kf, NULL);
+	mutex_unlock(&kf->attach_lock);
 	return err;
 }
+
+static long ketw_ioctl_attach(struct ketw_file *kf, struct ketw_session *s,
+			      unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	int err;
+
+	kref_get(&s->kref);	/* the file's, besides the request's */
+	mutex_lock(&kf->attach_lock);
+	err = ketw_file_set(kf, s);
+	mutex_unlock(&kf->attach_lock);
+	return err;
+}
+
+static long ketw_ioctl_flush(struct ketw_file *kf, struct ketw_session *s,
+			     unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return ketw_session_flush(s);
+}
+
+static long ketw_ioctl_rundown(struct ketw_file *kf, struct ketw_session *s,
+			       unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return ketw_session_rundown(s);
+}
+
+#define KETW_IOCTL(c, v, f, nm, chk, handler)				\
+	[_IOC_NR(c)] = { .cmd = (c), .ver0 = (v), .flags = (f),		\
+			 .name_off = (nm), .check = (chk), .fn = (handler) }
+/* A request on the session its struct names in @member. */
+#define KETW_IOCTL_S(c, v, f, type, member, chk, handler)		\
+	KETW_IOCTL(c, v, (f) | KETW_IOCF_SESSION,			\
+		   offsetof(union ketw_ioctl_arg, type.member), chk, handler)
+
+static const struct ketw_ioctl_desc ketw_ioctls[] = {
+	KETW_IOCTL(KETW_IOC_CREATE, KETW_SESSION_ATTR_SIZE_VER0, KETW_IOCF_OUT,
+		   0, NULL, ketw_ioctl_create),
+	KETW_IOCTL_S(KETW_IOC_START, 0, 0, ref, name, NULL, ketw_ioctl_start),
+	KETW_IOCTL_S(KETW_IOC_STOP, 0, 0, ref, name, NULL, ketw_ioctl_stop),
+	KETW_IOCTL_S(KETW_IOC_DESTROY, 0, 0, ref, name, NULL,
+		     ketw_ioctl_destroy),
+	KETW_IOCTL_S(KETW_IOC_ATTACH, 0, 0, ref, name, NULL, ketw_ioctl_attach),
+	KETW_IOCTL_S(KETW_IOC_GET_ATTR, KETW_SESSION_ATTR_SIZE_VER0,
+		     KETW_IOCF_OUT, attr, name, NULL, ketw_ioctl_get_attr),
+	KETW_IOCTL_S(KETW_IOC_CPU_STATS, KETW_CPU_STATS_SIZE_VER0,
+		     KETW_IOCF_OUT, cpu_stats, name, ketw_check_cpu_stats,
+		     ketw_ioctl_cpu_stats),
+	KETW_IOCTL_S(KETW_IOC_STATUS, KETW_SESSION_STATUS_SIZE_VER0,
+		     KETW_IOCF_OUT, status, name, ketw_check_status,
+		     ketw_ioctl_status),
+	KETW_IOCTL_S(KETW_IOC_SNAPSHOT, KETW_SNAPSHOT_SIZE_VER0, KETW_IOCF_OUT,
+		     snapshot, name, ketw_check_snapshot, ketw_ioctl_snapshot),
+	KETW_IOCTL_S(KETW_IOC_FLUSH, 0, 0, ref, name, NULL, ketw_ioctl_flush),
+	KETW_IOCTL_S(KETW_IOC_ENABLE, KETW_ENABLE_SIZE_VER0, 0, enable, session,
+		     ketw_check_enable, ketw_ioctl_enable),
+	KETW_IOCTL_S(KETW_IOC_GET_FILTER, KETW_ENABLE_SIZE_VER0, KETW_IOCF_OUT,
+		     enable, session, ketw_check_enable, ketw_ioctl_get_filter),
+	KETW_IOCTL(KETW_IOC_PROVIDERS, KETW_LIST_SIZE_VER0, KETW_IOCF_OUT, 0,
+		   ketw_check_list, ketw_ioctl_list),
+	KETW_IOCTL(KETW_IOC_EVENTS, KETW_LIST_SIZE_VER0, KETW_IOCF_OUT, 0,
+		   ketw_check_list, ketw_ioctl_list),
+	KETW_IOCTL_S(KETW_IOC_RUNDOWN, 0, 0, ref, name, NULL,
+		     ketw_ioctl_rundown),
+	KETW_IOCTL(KETW_IOC_USER_REGISTER, KETW_USER_PROVIDER_SIZE_VER0,
+		   KETW_IOCF_USER, 0, NULL, ketw_ioctl_user_register),
+	KETW_IOCTL(KETW_IOC_USER_WRITE, KETW_USER_EVENT_SIZE_VER0,
+		   KETW_IOCF_USER, 0, ketw_check_user_write,
+		   ketw_ioctl_user_write),
+	KETW_IOCTL(KETW_IOC_SESSIONS, KETW_SESSION_LIST_SIZE_VER0,
+		   KETW_IOCF_OUT, 0, NULL, ketw_ioctl_sessions),
+};
 
 static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct ketw_file *kf = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	const struct ketw_ioctl_desc *d;
+	struct ketw_session *s = NULL;
+	union ketw_ioctl_arg a;
+	size_t ksize = _IOC_SIZE(cmd);
+	unsigned int nr = _IOC_NR(cmd);
+	u32 usize = 0;
+	long err;
 
-	if (kf->user_only && cmd != KETW_IOC_USER_REGISTER &&
-	    cmd != KETW_IOC_USER_WRITE)
+	if (_IOC_TYPE(cmd) != KETW_IOC_MAGIC || nr >= ARRAY_SIZE(ketw_ioctls))
 		return -ENOTTY;
-	switch (cmd) {
-	case KETW_IOC_USER_REGISTER:
-		return ketw_ioctl_user_register(kf, uarg);
-	case KETW_IOC_USER_WRITE:
-		return ketw_ioctl_user_write(kf, uarg);
-	case KETW_IOC_ENABLE:
-	case KETW_IOC_GET_FILTER:
-		return ketw_ioctl_enable(cmd, uarg);
-	case KETW_IOC_PROVIDERS:
-	case KETW_IOC_EVENTS:
-		return ketw_ioctl_list(cmd, uarg);
-	case KETW_IOC_CREATE:
-		return ketw_ioctl_create(kf, uarg);
-	case KETW_IOC_GET_ATTR:
-		return ketw_ioctl_get_attr(uarg);
-	case KETW_IOC_CPU_STATS:
-		return ketw_ioctl_cpu_stats(uarg);
-	case KETW_IOC_STATUS:
-		return ketw_ioctl_status(uarg);
-	case KETW_IOC_SNAPSHOT:
-		return ketw_ioctl_snapshot(uarg);
-	case KETW_IOC_SESSIONS:
-		return ketw_ioctl_sessions(uarg);
-	case KETW_IOC_FLUSH:
-	case KETW_IOC_RUNDOWN:
-	case KETW_IOC_START:
-	case KETW_IOC_STOP:
-	case KETW_IOC_DESTROY:
-	case KETW_IOC_ATTACH:
-		return ketw_ioctl_ref(kf, cmd, uarg);
-	default:
+	nr = array_index_nospec(nr, ARRAY_SIZE(ketw_ioctls));
+	d = &ketw_ioctls[nr];
+	/* The whole command: another size or direction is another ioctl. */
+	if (!d->fn || d->cmd != cmd || ksize > sizeof(a))
 		return -ENOTTY;
+	if (kf->user_only && !(d->flags & KETW_IOCF_USER))
+		return -ENOTTY;
+	if (d->ver0) {
+		err = ketw_copy_sized(&a, ksize, d->ver0, uarg, &usize);
+		if (err)
+			return err;
+	} else if (copy_from_user(&a, uarg, ksize)) {
+		return -EFAULT;
 	}
+	if (d->check) {
+		err = d->check(cmd, &a);
+		if (err)
+			return err;
+	}
+	if (d->flags & KETW_IOCF_SESSION) {
+		s = ketw_session_get((const char *)&a + d->name_off);
+		if (IS_ERR(s))
+			return PTR_ERR(s);
+	}
+	err = d->fn(kf, s, cmd, &a);
+	if (s)
+		ketw_session_put(s);
+	if (!err && (d->flags & KETW_IOCF_OUT))
+		err = ketw_copy_sized_out(uarg, &a, ksize, usize);
+	return err;
 }
 
 /*
