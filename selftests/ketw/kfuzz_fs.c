@@ -683,15 +683,19 @@ static void ctl_write(struct worker *w, int fd, const char *path)
 		if (chance(w, 50)) {
 			r = syscall(SYS_write, fd, (void *)16, n ? n : 1);
 		} else {
+			/*
+			 * A PROT_NONE guard, not a hole another thread's
+			 * mmap() could fill before the write reads it.
+			 */
 			p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (p == MAP_FAILED)
 				break;
-			munmap(p + 4096, 4096);
+			mprotect(p + 4096, 4096, PROT_NONE);
 			cut = n < 4096 ? n : 4096;
 			memcpy(p + 4096 - cut, buf, cut);
 			r = write(fd, p + 4096 - cut, cut + 1 + rn(w, 64));
-			munmap(p, 4096);
+			munmap(p, 8192);
 		}
 		must_fail = 1;
 		break;
