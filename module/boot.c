@@ -14,7 +14,8 @@
 #include "ketw_internal.h"
 
 static char *ketw_boot;
-module_param_named(boot, ketw_boot, charp, 0444);
+module_param_cb(boot, &ketw_param_ops_charp, &ketw_boot, 0444);
+__MODULE_PARM_TYPE(boot, "charp");
 MODULE_PARM_DESC(boot, "sessions to start at load: NAME[,OPTION...][;NAME...], options buffer_kb=, policy=loop|until-full|flush, clock=mono|boot|local, level=, any=, all=, max_data=, no_rundown, provider=NAME[:LEVEL[:KEYWORDS]]");
 
 /* A policy or clock word (names.c) into @out. */
