@@ -142,6 +142,7 @@ struct ketw_session_enable {
 };
 
 /* session.c */
+bool ketw_name_valid(const char *name);
 int ketw_session_create(struct ketw_session_attr *attr,
 			struct ketw_session **out);
 struct ketw_session *ketw_session_get(const char *name);
