@@ -51,7 +51,8 @@ static_assert(offsetofend(struct ketw_session_list, entries) ==
 	      KETW_SESSION_LIST_SIZE_VER0);
 
 int ketw_user_gid = -1;
-module_param_named(user_gid, ketw_user_gid, int, 0644);
+module_param_cb(user_gid, &ketw_param_ops_int, &ketw_user_gid, 0644);
+__MODULE_PARM_TYPE(user_gid, "int");
 MODULE_PARM_DESC(user_gid, "group that may open /dev/ketw_user and log user events (-1: root only)");
 
 /*

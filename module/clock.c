@@ -5,7 +5,6 @@
  */
 #include <linux/clocksource.h>
 #include <linux/export.h>
-#include <linux/moduleparam.h>
 #include <linux/notifier.h>
 #include <linux/pvclock_gtod.h>
 #include <linux/spinlock.h>
@@ -148,11 +147,15 @@ void ketw_clock_exit(void)
 	unregister_pm_notifier(&ketw_clock_pm_nb);
 }
 
-/*
- * /sys/module/ketw/parameters/mono_clock: "tsc" while ketw computes MONO
- * from the TSC, "timekeeper" while it asks ktime_get_mono_fast_ns().
+/**
+ * ketw_clock_uses_tsc() - does MONO come from the TSC now?
+ *
+ * /sys/module/ketw/mono_clock (sysfs.c) reads "tsc" while ketw computes
+ * MONO from the TSC, "timekeeper" while it asks ktime_get_mono_fast_ns().
+ *
+ * Return: true while the copies are valid.
  */
-static int ketw_clock_source_get(char *buf, const struct kernel_param *kp)
+bool ketw_clock_uses_tsc(void)
 {
 	struct ketw_clock *c = &ketw_clock_mono_data;
 	unsigned int seq;
@@ -162,14 +165,8 @@ static int ketw_clock_source_get(char *buf, const struct kernel_param *kp)
 		seq = raw_read_seqcount_latch(&c->seq);
 		tsc = c->base[seq & 1].mult != 0;
 	} while (read_seqcount_latch_retry(&c->seq, seq));
-	return sysfs_emit(buf, "%s\n", tsc ? "tsc" : "timekeeper");
+	return tsc;
 }
-
-static const struct kernel_param_ops ketw_clock_source_ops = {
-	.get = ketw_clock_source_get,
-};
-module_param_cb(mono_clock, &ketw_clock_source_ops, NULL, 0444);
-MODULE_PARM_DESC(mono_clock, "how the MONO clock is read: tsc (inline) or timekeeper");
 
 /**
  * ketw_clock_mono_ns() - the time ketw stamps records with (clock MONO)

@@ -42,6 +42,7 @@ extern struct ketw_clock ketw_clock_mono_data;
 
 int ketw_clock_init(void);
 void ketw_clock_exit(void);
+bool ketw_clock_uses_tsc(void);
 
 /**
  * ketw_clock_mono() - CLOCK_MONOTONIC in nanoseconds, from any context

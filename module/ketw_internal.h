@@ -6,8 +6,9 @@
  * (buffer memory and its cap), session.c (sessions: their lifetime,
  * states, readers and rundown), sysevent.c (system events), provider.c
  * (registry, filters, the write path), user.c (user-space providers and
- * their limits), boot.c (boot-time sessions), chardev.c (/dev/ketw and
- * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
+ * their limits), boot.c (boot-time sessions), sysfs.c (the module
+ * parameters' setters, the reports in /sys/module/ketw), chardev.c
+ * (/dev/ketw and /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
  * filesystem, its control files, its trace readers; fs.h), errlog.c
  * (ketwfs's error_log), names.c (the words for attributes and system
  * events), trace_bridge.c (the ketw:ketw_event ftrace event), main.c
@@ -141,6 +142,7 @@ struct ketw_session_enable {
 };
 
 /* session.c */
+bool ketw_name_valid(const char *name);
 int ketw_session_create(struct ketw_session_attr *attr,
 			struct ketw_session **out);
 struct ketw_session *ketw_session_get(const char *name);
@@ -230,6 +232,16 @@ int ketw_write_flags(struct ketw_provider *prov,
 
 /* boot.c */
 int ketw_boot_sessions_start(void);
+
+/* sysfs.c */
+struct kernel_param;
+extern const struct kernel_param_ops ketw_param_ops_uint;
+extern const struct kernel_param_ops ketw_param_ops_int;
+extern const struct kernel_param_ops ketw_param_ops_charp;
+void ketw_param_refused(const struct kernel_param *kp, const char *val,
+			const char *why);
+int ketw_sysfs_init(void);
+void ketw_sysfs_exit(void);
 
 /* names.c */
 const char *ketw_policy_name(u32 policy);

@@ -30,11 +30,16 @@ static int __init ketw_init(void)
 	err = ketwfs_init();
 	if (err)
 		goto out_dev;
+	err = ketw_sysfs_init();
+	if (err)
+		goto out_fs;
 	pr_info("ketw: ready, /dev/ketw and ketwfs (mount -t ketwfs none /sys/kernel/ketw)\n");
 	/* Before any provider that depends on ketw runs its init. */
 	ketw_boot_sessions_start();
 	return 0;
 
+out_fs:
+	ketwfs_exit();
 out_dev:
 	ketw_dev_exit();
 out_clock:
@@ -46,6 +51,7 @@ out_wq:
 
 static void __exit ketw_exit(void)
 {
+	ketw_sysfs_exit();
 	ketwfs_exit();
 	ketw_dev_exit();
 	/* Sessions hold the module: none can be left, but be sure. */

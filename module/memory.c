@@ -59,7 +59,11 @@ int ketw_mem_set_cap(const char *val)
 
 static int ketw_max_set(const char *val, const struct kernel_param *kp)
 {
-	return ketw_mem_set_cap(val);
+	int err = ketw_mem_set_cap(val);
+
+	if (err)
+		ketw_param_refused(kp, val, "not a number of KiB up to the machine's RAM");
+	return err;
 }
 
 static int ketw_max_get(char *buf, const struct kernel_param *kp)
@@ -73,17 +77,6 @@ static const struct kernel_param_ops ketw_max_ops = {
 };
 module_param_cb(max_buffer_kb, &ketw_max_ops, NULL, 0644);
 MODULE_PARM_DESC(max_buffer_kb, "KiB all sessions' buffers may take together (0: a quarter of RAM); lowering it leaves existing sessions alone");
-
-static int ketw_used_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%llu\n", ketw_mem_used_bytes() / SZ_1K);
-}
-
-static const struct kernel_param_ops ketw_used_ops = {
-	.get = ketw_used_get,
-};
-module_param_cb(buffer_used_kb, &ketw_used_ops, NULL, 0444);
-MODULE_PARM_DESC(buffer_used_kb, "KiB all sessions' buffers take now");
 
 /**
  * ketw_mem_need() - what a ring of per-CPU size @size takes

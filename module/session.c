@@ -21,7 +21,14 @@
 LIST_HEAD(ketw_sessions);
 static unsigned int ketw_nr_sessions;
 
-static bool ketw_name_valid(const char *name)
+/**
+ * ketw_name_valid() - can @name be a session's name?
+ * @name: NUL-terminated within KETW_NAME_MAX, or not.
+ *
+ * Return: true for 1 to KETW_NAME_MAX - 1 letters, digits, '_', '.' and
+ * '-', other than "." and "..".
+ */
+bool ketw_name_valid(const char *name)
 {
 	size_t n = strnlen(name, KETW_NAME_MAX);
 	size_t i;

@@ -22,15 +22,21 @@
 #include "ketw_internal.h"
 
 static unsigned int ketw_user_max_providers = 16;
-module_param_named(user_max_providers, ketw_user_max_providers, uint, 0644);
+module_param_cb(user_max_providers, &ketw_param_ops_uint,
+		&ketw_user_max_providers, 0644);
+__MODULE_PARM_TYPE(user_max_providers, "uint");
 MODULE_PARM_DESC(user_max_providers, "providers one user (not root) may have registered at once through /dev/ketw_user");
 
 static unsigned int ketw_user_max_events = 10000;
-module_param_named(user_max_events, ketw_user_max_events, uint, 0644);
+module_param_cb(user_max_events, &ketw_param_ops_uint, &ketw_user_max_events,
+		0644);
+__MODULE_PARM_TYPE(user_max_events, "uint");
 MODULE_PARM_DESC(user_max_events, "events per second one user (not root) may log into sessions");
 
 static unsigned int ketw_user_max_bytes = 1 << 20;
-module_param_named(user_max_bytes, ketw_user_max_bytes, uint, 0644);
+module_param_cb(user_max_bytes, &ketw_param_ops_uint, &ketw_user_max_bytes,
+		0644);
+__MODULE_PARM_TYPE(user_max_bytes, "uint");
 MODULE_PARM_DESC(user_max_bytes, "payload bytes per second one user (not root) may log into sessions");
 
 /*

@@ -628,6 +628,16 @@ static const struct kernel_param_ops bench_run_ops = {
 module_param_cb(run, &bench_run_ops, NULL, 0200);
 MODULE_PARM_DESC(run, "a command: disabled, clock, write SIZE, ftrace SIZE, scale SIZE, ftrace-scale SIZE, cycles-scale SIZE, fill N SIZE");
 
+/*
+ * A report is read-only, but the kernel calls a parameter's setter at
+ * load without checking that there is one: refuse, naming it.
+ */
+static int bench_read_only(const char *val, const struct kernel_param *kp)
+{
+	pr_err("ketw_bench: parameter %s is read-only\n", kp->name);
+	return -EPERM;
+}
+
 static int bench_result_get(char *buf, const struct kernel_param *kp)
 {
 	int n;
@@ -639,6 +649,7 @@ static int bench_result_get(char *buf, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops bench_result_ops = {
+	.set = bench_read_only,
 	.get = bench_result_get,
 };
 module_param_cb(result, &bench_result_ops, NULL, 0444);

@@ -161,12 +161,23 @@ MODULE_PARM_DESC(emit, "write N: log N tick events from the writing task");
 module_param_cb(emit_warn, &sample_emit_ops, sample_warn_one, 0200);
 MODULE_PARM_DESC(emit_warn, "write N: log N warn events from the writing task");
 
+/*
+ * A report is read-only, but the kernel calls a parameter's setter at
+ * load without checking that there is one: refuse, naming it.
+ */
+static int sample_read_only(const char *val, const struct kernel_param *kp)
+{
+	pr_err("ketw_sample: parameter %s is read-only\n", kp->name);
+	return -EPERM;
+}
+
 static int sample_counter_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%lld\n", atomic64_read(kp->arg));
 }
 
 static const struct kernel_param_ops sample_counter_ops = {
+	.set = sample_read_only,
 	.get = sample_counter_get,
 };
 module_param_cb(emitted, &sample_counter_ops, &sample_emitted, 0444);

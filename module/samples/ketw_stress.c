@@ -243,6 +243,16 @@ static const struct kernel_param_ops stress_run_ops = {
 module_param_cb(run_ms, &stress_run_ops, NULL, 0200);
 MODULE_PARM_DESC(run_ms, "write N: log from every context on every CPU for N ms");
 
+/*
+ * A report is read-only, but the kernel calls a parameter's setter at
+ * load without checking that there is one: refuse, naming it.
+ */
+static int stress_read_only(const char *val, const struct kernel_param *kp)
+{
+	pr_err("ketw_stress: parameter %s is read-only\n", kp->name);
+	return -EPERM;
+}
+
 static int stress_emitted_get(char *buf, const struct kernel_param *kp)
 {
 	int cpu, n = 0;
@@ -260,6 +270,7 @@ static int stress_emitted_get(char *buf, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops stress_emitted_ops = {
+	.set = stress_read_only,
 	.get = stress_emitted_get,
 };
 module_param_cb(emitted, &stress_emitted_ops, NULL, 0444);

@@ -188,6 +188,16 @@ static const struct kernel_param_ops oot_run_ops = {
 module_param_cb(run_ms, &oot_run_ops, NULL, 0200);
 MODULE_PARM_DESC(run_ms, "write N: log from every context on every CPU for N ms");
 
+/*
+ * A report is read-only, but the kernel calls a parameter's setter at
+ * load without checking that there is one: refuse, naming it.
+ */
+static int oot_read_only(const char *val, const struct kernel_param *kp)
+{
+	pr_err("ketw_oot: parameter %s is read-only\n", kp->name);
+	return -EPERM;
+}
+
 static int oot_emitted_get(char *buf, const struct kernel_param *kp)
 {
 	int cpu, n = 0;
@@ -206,6 +216,7 @@ static int oot_emitted_get(char *buf, const struct kernel_param *kp)
 }
 
 static const struct kernel_param_ops oot_emitted_ops = {
+	.set = oot_read_only,
 	.get = oot_emitted_get,
 };
 module_param_cb(emitted, &oot_emitted_ops, NULL, 0444);

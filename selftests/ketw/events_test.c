@@ -11,7 +11,7 @@
 #define SESSION "ev_test"
 #define MAX_CPUS 64
 #define CLOCKSOURCE "/sys/devices/system/clocksource/clocksource0/"
-#define MONO_CLOCK "/sys/module/ketw/parameters/mono_clock"
+#define MONO_CLOCK "/sys/module/ketw/mono_clock"
 #define PM_TEST "/sys/power/pm_test"
 
 FIXTURE(session) {
@@ -434,7 +434,7 @@ static int read_line(const char *path, char *buf, size_t len)
 /*
  * The MONO clock follows the kernel's clocksource: computed by ketw from
  * the TSC while the timekeeper runs on it, the timekeeper's own read on
- * any other (ketw's mono_clock parameter says which). On each
+ * any other (/sys/module/ketw/mono_clock says which). On each
  * clocksource the guest offers, records carry times
  * between two clock_gettime(CLOCK_MONOTONIC) taken around them, never
  * going back on a CPU, and so they do across a switch made while a

@@ -9,6 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -155,6 +157,196 @@ static inline int mod_loaded(const char *name)
 
 	snprintf(path, sizeof(path), "/sys/module/%s", name);
 	return stat(path, &st) == 0;
+}
+
+/*
+ * The modules the harness loads, in its order (mod_dir()/modules, one
+ * .ko file a line; ketw alone without it), and which were loaded when
+ * mods_read() looked: tests that reload ketw put them back as they were.
+ */
+#define MODS_MAX	16
+struct mods {
+	unsigned int n;
+	char name[MODS_MAX][64];	/* without ".ko" */
+	int loaded[MODS_MAX];
+};
+
+static inline void mods_read(struct mods *m)
+{
+	char path[512], line[128];
+	FILE *f;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(path, sizeof(path), "%s/modules", mod_dir());
+	f = fopen(path, "re");
+	while (f && m->n < MODS_MAX && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strlen(line) > 3 && !strcmp(line + strlen(line) - 3, ".ko")) {
+			line[strlen(line) - 3] = '\0';
+			snprintf(m->name[m->n++], sizeof(m->name[0]), "%s", line);
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!m->n)
+		snprintf(m->name[m->n++], sizeof(m->name[0]), "ketw");
+	for (unsigned int i = 0; i < m->n; i++)
+		m->loaded[i] = mod_loaded(m->name[i]);
+}
+
+/* Unload the modules of @m that are loaded, the last first; 0 or -errno. */
+static inline int mods_unload(const struct mods *m)
+{
+	for (unsigned int i = m->n; i-- > 0;) {
+		if (mod_loaded(m->name[i]) && mod_unload(m->name[i]))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Load those of @m that were loaded and are not, in order; 0 or -errno. */
+static inline int mods_restore(const struct mods *m)
+{
+	char file[80];
+	int err;
+
+	for (unsigned int i = 0; i < m->n; i++) {
+		if (!m->loaded[i] || mod_loaded(m->name[i]))
+			continue;
+		snprintf(file, sizeof(file), "%s.ko", m->name[i]);
+		err = mod_load(file, "");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* /dev/kmsg at its end: kmsg_read() gets what is logged from then on. */
+static inline int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/*
+ * The messages logged since kmsg_open() (or the last kmsg_read()) into
+ * @buf, one a line, NUL-terminated; those that do not fit are left out.
+ * /dev/kmsg shows a character that is not printable as \xNN.
+ */
+static inline size_t kmsg_read(int fd, char *buf, size_t cap)
+{
+	static char rec[8192];
+	size_t len = 0, m;
+	char *msg;
+	ssize_t n;
+
+	buf[0] = '\0';
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten meanwhile */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg)
+			continue;
+		m = strcspn(++msg, "\n");
+		if (len + m + 2 > cap)
+			continue;
+		memcpy(buf + len, msg, m);
+		len += m;
+		buf[len++] = '\n';
+		buf[len] = '\0';
+	}
+	return len;
+}
+
+/* Lines of @text that contain both @a and @b. */
+static inline int text_lines_with2(const char *text, const char *a,
+				   const char *b)
+{
+	const char *line = text, *nl;
+	int n = 0;
+
+	while (*line) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line);
+		if (memmem(line, nl - line, a, strlen(a)) &&
+		    memmem(line, nl - line, b, strlen(b)))
+			n++;
+		line = *nl ? nl + 1 : nl;
+	}
+	return n;
+}
+
+/* Lines of @text that are @line. */
+static inline int lines_equal(const char *text, const char *line)
+{
+	size_t len = strlen(line);
+	const char *p = text;
+	int n = 0;
+
+	for (; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		n += !strncmp(p, line, len) && (p[len] == '\n' || !p[len]);
+	return n;
+}
+
+static inline int sessions_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The sessions there are, by name, sorted and separated by a space, in
+ * @out (ketwfs's sessions/, mounted for the purpose and unmounted: a
+ * mount holds the module). Returns how many, or -errno. With @destroy,
+ * destroys them too.
+ */
+static inline int sessions_list(char *out, size_t cap, int destroy)
+{
+	char dir[] = "/tmp/ketw-sessions.XXXXXX", sub[64], *names[256];
+	int n = 0, err = 0, fd;
+	struct dirent *de;
+	size_t len = 0;
+	DIR *d;
+
+	out[0] = '\0';
+	if (!mkdtemp(dir))
+		return -errno;
+	if (mount("none", dir, "ketwfs", 0, NULL)) {
+		err = -errno;
+		rmdir(dir);
+		return err;
+	}
+	snprintf(sub, sizeof(sub), "%s/sessions", dir);
+	d = opendir(sub);
+	while (d && n < 256 && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			names[n++] = strdup(de->d_name);
+	if (!d)
+		err = -errno;
+	else
+		closedir(d);
+	umount(dir);
+	rmdir(dir);
+	qsort(names, n, sizeof(names[0]), sessions_cmp);
+	fd = destroy ? ketw_open() : -1;
+	for (int i = 0; i < n; i++) {
+		if (len + strlen(names[i]) + 2 <= cap)
+			len += sprintf(out + len, "%s%s", len ? " " : "",
+				       names[i]);
+		if (fd >= 0)
+			ketw_ref(fd, KETW_IOC_DESTROY, names[i]);
+		free(names[i]);
+	}
+	if (fd >= 0)
+		close(fd);
+	return err ? err : n;
 }
 
 /*

@@ -13,6 +13,8 @@
 #include "kselftest_harness.h"
 
 #define PARAM(n)	"/sys/module/ketw/parameters/" n
+/* A report beside the parameters (module/sysfs.c). */
+#define REPORT(n)	"/sys/module/ketw/" n
 #define PREFIX		"mem_test"
 #define NMAX		64
 
@@ -114,13 +116,13 @@ TEST_F(mem, memory_reported_and_counted)
 	long long used0, used;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 
-	used0 = read_ll(PARAM("buffer_used_kb"));
+	used0 = read_ll(REPORT("buffer_used_kb"));
 	ASSERT_LE(0, used0);
 	ASSERT_EQ(0, create(self->fd, PREFIX "0", 1024, &a));
 	/* The data areas, a meta page and a pointer page per CPU, one more. */
 	EXPECT_EQ((uint64_t)(1024 * 1024 + 4096 + 4096) * ncpu + 4096, a.memory);
 	ASSERT_EQ(0, create(self->fd, PREFIX "1", 64, &b));
-	used = read_ll(PARAM("buffer_used_kb"));
+	used = read_ll(REPORT("buffer_used_kb"));
 	EXPECT_EQ(used0 + (long long)((a.memory + b.memory) / 1024), used);
 	memset(&b, 0, sizeof(b));
 	b.size = sizeof(b);
@@ -129,7 +131,7 @@ TEST_F(mem, memory_reported_and_counted)
 	EXPECT_EQ(a.memory, b.memory);
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_DESTROY, PREFIX "0"));
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_DESTROY, PREFIX "1"));
-	EXPECT_EQ(used0, read_ll(PARAM("buffer_used_kb")));
+	EXPECT_EQ(used0, read_ll(REPORT("buffer_used_kb")));
 }
 
 /* The cap holds across sessions and changes at run time. */
@@ -222,7 +224,7 @@ TEST_F_TIMEOUT(mem, until_refused_no_oom, 300)
 	ASSERT_EQ(0, oom_in_log());
 	snprintf(cap, sizeof(cap), "%lld", total);
 	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), cap));
-	used0 = read_ll(PARAM("buffer_used_kb"));
+	used0 = read_ll(REPORT("buffer_used_kb"));
 	avail[0] = meminfo_kb("MemAvailable");
 	for (round = 0; round < 2; round++) {
 		n[round] = fill(self->fd, &err);
@@ -237,7 +239,7 @@ TEST_F_TIMEOUT(mem, until_refused_no_oom, 300)
 	       n[0], n[1], avail[0], avail[1], avail[2]);
 	EXPECT_GE(1, abs(n[0] - n[1]));
 	EXPECT_GT(8 * 1024, avail[1] - avail[2]);
-	EXPECT_EQ(used0, read_ll(PARAM("buffer_used_kb")));
+	EXPECT_EQ(used0, read_ll(REPORT("buffer_used_kb")));
 
 	/* The machine works: a small session records and reads back. */
 	fd2 = ketw_open();

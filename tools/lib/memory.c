@@ -12,7 +12,8 @@
 
 #include "libketw.h"
 
-#define KETW_PARAMS	"/sys/module/ketw/parameters/"
+#define KETW_MODULE	"/sys/module/ketw/"
+#define KETW_PARAMS	KETW_MODULE "parameters/"
 
 /* The first number in @path, or -1. */
 static long long read_number(const char *path, const char *key)
@@ -80,7 +81,7 @@ int ketw_memory_get(struct ketw_memory *m)
 	memset(m, 0, sizeof(*m));
 	m->nr_cpus = possible_cpus();
 	cap = read_number(KETW_PARAMS "max_buffer_kb", NULL);
-	used = read_number(KETW_PARAMS "buffer_used_kb", NULL);
+	used = read_number(KETW_MODULE "buffer_used_kb", NULL);
 	avail = read_number("/proc/meminfo", "MemAvailable");
 	total = read_number("/proc/meminfo", "MemTotal");
 	if (avail < 0 || total < 0)
