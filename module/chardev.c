@@ -6,9 +6,12 @@
  * Opening /dev/ketw needs CAP_SYS_ADMIN (and the node is 0600): a session
  * reads events from the whole kernel. A file is attached to at most one
  * session (by CREATE or ATTACH); read(), poll() and mmap() drain that
- * session. A file may also own one user provider (USER_REGISTER), which
- * goes away with it. /dev/ketw_user (0666) takes only USER_REGISTER and
- * USER_WRITE, and opening it needs CAP_SYS_ADMIN or the group user_gid.
+ * session. A file may also hold one user provider registration
+ * (USER_REGISTER), which goes away with it. /dev/ketw_user (0666) takes
+ * only USER_REGISTER, USER_WRITE and USER_CONFLICT, and opening it needs
+ * CAP_SYS_ADMIN or the group user_gid. CAP_SYS_ADMIN is the initial user
+ * namespace's (capable(), never ns_capable()): root in a container's user
+ * namespace controls no session.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -44,6 +47,8 @@ static_assert(offsetofend(struct ketw_session_status, overwritten) ==
 	      KETW_SESSION_STATUS_SIZE_VER0);
 static_assert(offsetofend(struct ketw_snapshot, dropped) ==
 	      KETW_SNAPSHOT_SIZE_VER0);
+static_assert(offsetofend(struct ketw_user_conflict, reason) ==
+	      KETW_USER_CONFLICT_SIZE_VER0);
 
 int ketw_user_gid = -1;
 module_param_named(user_gid, ketw_user_gid, int, 0644);
@@ -64,8 +69,9 @@ struct ketw_file {
 	unsigned int cursor;		/* the CPU read() starts from */
 	bool user_only;			/* opened through /dev/ketw_user */
 	bool limited;			/* ... without CAP_SYS_ADMIN */
-	struct mutex lock;		/* user_prov */
-	struct ketw_provider *user_prov; /* registered on this file, or NULL */
+	struct mutex lock;		/* user_reg, conflict */
+	struct ketw_user_reg *user_reg;	/* registered on this file, or NULL */
+	u32 conflict;			/* of the last USER_REGISTER */
 };
 
 static struct miscdevice ketw_user_misc;
@@ -161,8 +167,8 @@ static int ketw_release(struct inode *inode, struct file *file)
 	mutex_lock(&kf->attach_lock);
 	ketw_file_set(kf, NULL);
 	mutex_unlock(&kf->attach_lock);
-	if (kf->user_prov)
-		ketw_user_provider_unregister(kf->user_prov);
+	if (kf->user_reg)
+		ketw_user_provider_unregister(kf->user_reg);
 	kfree(kf);
 	return 0;
 }
@@ -364,8 +370,8 @@ static long ketw_ioctl_list(unsigned int cmd, void __user *uarg)
 static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
 {
 	struct ketw_user_provider up;
-	struct ketw_provider *prov;
-	u32 usize;
+	struct ketw_user_reg *reg;
+	u32 usize, conflict = KETW_USER_CONFLICT_NONE;
 	int err;
 
 	err = ketw_copy_sized(&up, sizeof(up), KETW_USER_PROVIDER_SIZE_VER0,
@@ -373,17 +379,35 @@ static long ketw_ioctl_user_register(struct ketw_file *kf, void __user *uarg)
 	if (err)
 		return err;
 	mutex_lock(&kf->lock);
-	if (kf->user_prov) {
-		err = -EBUSY;		/* one provider per file */
+	if (kf->user_reg) {
+		err = -EBUSY;		/* one registration per file */
 	} else {
-		prov = ketw_user_provider_register(&up, kf->limited);
-		if (IS_ERR(prov))
-			err = PTR_ERR(prov);
+		reg = ketw_user_provider_register(&up, kf->limited, &conflict);
+		if (IS_ERR(reg))
+			err = PTR_ERR(reg);
 		else	/* mmap() reads it without the lock */
-			smp_store_release(&kf->user_prov, prov);
+			smp_store_release(&kf->user_reg, reg);
 	}
+	kf->conflict = conflict;
 	mutex_unlock(&kf->lock);
 	return err;
+}
+
+/* Why this file's last USER_REGISTER was EEXIST (struct ketw_user_conflict). */
+static long ketw_ioctl_user_conflict(struct ketw_file *kf, void __user *uarg)
+{
+	struct ketw_user_conflict c;
+	u32 usize;
+	int err;
+
+	err = ketw_copy_sized(&c, sizeof(c), KETW_USER_CONFLICT_SIZE_VER0,
+			      uarg, &usize);
+	if (err)
+		return err;
+	mutex_lock(&kf->lock);
+	c.reason = kf->conflict;
+	mutex_unlock(&kf->lock);
+	return ketw_copy_sized_out(uarg, &c, sizeof(c), usize);
 }
 
 /* Payloads up to this size are copied on the stack. */
@@ -420,10 +444,10 @@ static long ketw_ioctl_user_write(struct ketw_file *kf, void __user *uarg)
 	desc.version = ue.version;
 	desc.keyword = ue.keyword;
 	mutex_lock(&kf->lock);
-	if (!kf->user_prov)
+	if (!kf->user_reg)
 		ret = -EINVAL;		/* no provider registered on this file */
 	else
-		ret = ketw_user_write(kf->user_prov, &desc, data, ue.len);
+		ret = ketw_user_write(kf->user_reg, &desc, data, ue.len);
 	mutex_unlock(&kf->lock);
 out:
 	if (data != stack)
@@ -480,13 +504,15 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 
 	if (kf->user_only && cmd != KETW_IOC_USER_REGISTER &&
-	    cmd != KETW_IOC_USER_WRITE)
+	    cmd != KETW_IOC_USER_WRITE && cmd != KETW_IOC_USER_CONFLICT)
 		return -ENOTTY;
 	switch (cmd) {
 	case KETW_IOC_USER_REGISTER:
 		return ketw_ioctl_user_register(kf, uarg);
 	case KETW_IOC_USER_WRITE:
 		return ketw_ioctl_user_write(kf, uarg);
+	case KETW_IOC_USER_CONFLICT:
+		return ketw_ioctl_user_conflict(kf, uarg);
 	case KETW_IOC_ENABLE:
 	case KETW_IOC_GET_FILTER:
 		return ketw_ioctl_enable(cmd, uarg);
@@ -583,18 +609,18 @@ static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketw_file *kf = file->private_data;
-	struct ketw_provider *prov;
+	struct ketw_user_reg *reg;
 	struct ketw_session *s;
 	int err;
 
 	/*
 	 * /dev/ketw_user: the provider's enable page. Set once, the
-	 * provider stays until release(), which waits for the mapping.
+	 * registration stays until release(), which waits for the mapping.
 	 */
 	if (kf->user_only) {
 		/* Pairs with the store in ketw_ioctl_user_register(). */
-		prov = smp_load_acquire(&kf->user_prov);
-		return prov ? ketw_user_mmap(prov, vma) : -ENODEV;
+		reg = smp_load_acquire(&kf->user_reg);
+		return reg ? ketw_user_mmap(reg, vma) : -ENODEV;
 	}
 	s = ketw_file_session(kf);
 	if (!s)
