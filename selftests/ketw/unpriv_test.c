@@ -326,6 +326,158 @@ TEST_F_TIMEOUT(unpriv, bytes_per_second, 60)
 	rate_case(_metadata, "100000", "4000", 1000, 3, 12);
 }
 
+static int user_write_ev(int fd, uint32_t id, uint8_t level, uint64_t kw)
+{
+	struct ketw_user_event ue;
+	int ret;
+
+	memset(&ue, 0, sizeof(ue));
+	ue.size = sizeof(ue);
+	ue.id = id;
+	ue.level = level;
+	ue.keyword = kw;
+	ue.data = (uintptr_t)"filtered";
+	ue.len = 8;
+	ret = ioctl(fd, KETW_IOC_USER_WRITE, &ue);
+	return ret < 0 ? -errno : ret;
+}
+
+/* What one run of FILTER_TRIES writes got. */
+struct filt_run {
+	int stored, again, other;
+};
+
+/* Level 1 and keyword 0x1 taken, event id 5 filtered out (see below). */
+static const struct {
+	const char *what;
+	uint32_t id;
+	uint8_t level;
+	uint64_t keyword;
+} filt_runs[] = {
+	{ "filtered out by level", 1, KETW_LEVEL_VERBOSE, 0x1 },
+	{ "filtered out by keyword", 1, KETW_LEVEL_CRITICAL, 0x2 },
+	{ "filtered out by the event set", 5, KETW_LEVEL_CRITICAL, 0x1 },
+	{ "taken", 1, KETW_LEVEL_CRITICAL, 0x1 },
+};
+
+#define FILTER_TRIES	15000
+#define NR_FILT_RUNS	(sizeof(filt_runs) / sizeof(filt_runs[0]))
+
+/*
+ * As the user: register "user.filt-<uid*100>", say so on @pipes[1], wait
+ * for the parent's go on @pipes[0], then make each run of filt_runs[]
+ * with raw USER_WRITEs (the enable page would skip most of them) and
+ * send back what they got.
+ */
+static int log_filtered(void *arg)
+{
+	int *pipes = arg, fd = open(KETW_USER_DEVICE, O_RDWR), ret;
+	struct filt_run runs[NR_FILT_RUNS];
+	unsigned int r, i;
+	char c = 1;
+
+	if (fd < 0 || user_register(fd, "filt", getuid() * 100))
+		return 40;
+	if (write(pipes[1], &c, 1) != 1 || read(pipes[0], &c, 1) != 1)
+		return 41;
+	memset(runs, 0, sizeof(runs));
+	for (r = 0; r < NR_FILT_RUNS; r++) {
+		for (i = 0; i < FILTER_TRIES; i++) {
+			ret = user_write_ev(fd, filt_runs[r].id,
+					    filt_runs[r].level,
+					    filt_runs[r].keyword);
+			if (ret == 1)
+				runs[r].stored++;
+			else if (ret == -EAGAIN)
+				runs[r].again++;
+			else if (ret)
+				runs[r].other++;
+		}
+	}
+	if (write(pipes[1], runs, sizeof(runs)) != sizeof(runs))
+		return 42;
+	return 0;
+}
+
+/*
+ * Issue 22: the rates charged events that no session takes. With a
+ * session taking level <= 1, keyword 0x1 and not event id 5, 15,000
+ * events of each filtered-out kind cost nothing (no EAGAIN at 100
+ * events/s), while taken ones still meet the limit: what was stored is
+ * exactly what was not refused, and the session holds it all.
+ */
+TEST_F_TIMEOUT(unpriv, rate_charges_only_taken_events, 120)
+{
+	static const uint32_t filtered_id = 5;
+	int to_child[2], from_child[2], pipes[2], fd, status, stored;
+	struct filt_run runs[NR_FILT_RUNS];
+	struct ketw_session_status st;
+	struct ketw_session_attr a;
+	unsigned int r;
+	char name[32], c;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_events"), "100"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_bytes"), "1000000"));
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_child[1]);
+		close(from_child[0]);
+		pipes[0] = to_child[0];
+		pipes[1] = from_child[1];
+		_exit(become(UID, GID) ? 100 : log_filtered(pipes));
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ(1, read(from_child[0], &c, 1)) TH_LOG("the user could not register");
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	a.buffer_kb = 1024;
+	a.policy = KETW_POLICY_UNTIL_FULL;
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	snprintf(name, sizeof(name), KETW_USER_PREFIX "filt-%d", UID * 100);
+	ASSERT_EQ(0, ketw_enable(fd, SESSION, name, NULL, KETW_LEVEL_CRITICAL,
+				 0x1, 0, &filtered_id, 1, 0));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_START, SESSION));
+	c = 1;
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(sizeof(runs), read(from_child[0], runs, sizeof(runs)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("child step %d failed", WEXITSTATUS(status));
+	for (r = 0; r < NR_FILT_RUNS; r++) {
+		TH_LOG("%s: %d stored, %d EAGAIN of %d", filt_runs[r].what,
+		       runs[r].stored, runs[r].again, FILTER_TRIES);
+		EXPECT_EQ(0, runs[r].other);
+		if (r + 1 < NR_FILT_RUNS) {
+			EXPECT_EQ(0, runs[r].stored) TH_LOG("%s", filt_runs[r].what);
+			EXPECT_EQ(0, runs[r].again) TH_LOG("%s", filt_runs[r].what);
+		}
+	}
+	/* Taken: the bucket (100) and its refill, then EAGAIN. */
+	r = NR_FILT_RUNS - 1;
+	EXPECT_LE(100, runs[r].stored);
+	EXPECT_LT(0, runs[r].again);
+	EXPECT_EQ(FILTER_TRIES, runs[r].stored + runs[r].again);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	snprintf(st.name, sizeof(st.name), "%s", SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_STATUS, &st));
+	EXPECT_EQ(0, st.lost);
+	stored = count_user_records(fd);
+	EXPECT_EQ(runs[r].stored, stored);
+	close(from_child[0]);
+	close(to_child[1]);
+	ketw_ref(fd, KETW_IOC_DESTROY, SESSION);
+	close(fd);
+}
+
 /*
  * A user takes the sample driver's name and GUID while the driver is not
  * loaded, then waits for @ready to be written to its pipe and holds on
