@@ -4,15 +4,18 @@
  * /dev/ketw or ketwfs; through /dev/ketw_user, once the user_gid group
  * lets it in, only what Documentation/ketw-providers.rst allows (one
  * provider per file, user_max_providers per user, user_max_events events
- * and user_max_bytes bytes per second into sessions); and nothing it can
- * read shows a kernel address.
+ * and user_max_bytes bytes per second that sessions take); root of its
+ * own user namespace is no more; the ids records carry are the initial
+ * pid namespace's; and nothing it can read shows a kernel address.
  */
 #include "ketw_test.h"
 #include <dirent.h>
 #include <grp.h>
 #include <regex.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include "kselftest_harness.h"
 
 #define UID	1000
@@ -598,6 +601,177 @@ TEST_F(unpriv, user_cannot_squat_a_driver)
 	close(fd);
 	close(from_child[0]);
 	(void)pipes;
+}
+
+/*
+ * In a new pid namespace, where it is pid 1: register "user.nsid-1", say
+ * so, wait for the go, log one event and end (0 if it was pid 1).
+ */
+static int nsid_logger(int rfd, int wfd)
+{
+	int fd = open(KETW_USER_DEVICE, O_RDWR);
+	char c = 1;
+
+	if (fd < 0 || user_register(fd, "nsid", 1))
+		return 50;
+	if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
+		return 51;
+	if (user_write(fd, "ns", 2) != 1)
+		return 52;
+	return getpid() == 1 ? 0 : 53;
+}
+
+/*
+ * Issue 22: process_id, thread_id and the rundown's TASK records carry
+ * the initial pid namespace's ids. A process that is pid 1 in its own
+ * namespace logs an event: the record and its TASK record say its
+ * host pid.
+ */
+TEST_F(unpriv, ids_of_the_initial_pid_namespace)
+{
+	int to_child[2], from_child[2], fd, status, n = 0, tasks = 0, bad = 0;
+	const struct ketw_event_header *h;
+	struct ketw_session_attr a;
+	struct drained d = { 0 };
+	size_t off = 0;
+	pid_t mid, host_pid = 0;
+	char c;
+
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	mid = fork();
+	ASSERT_LE(0, mid);
+	if (!mid) {
+		pid_t pid;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(60);
+		pid = fork();	/* pid 1 of the new namespace */
+		if (!pid)
+			_exit(nsid_logger(to_child[0], from_child[1]));
+		/* This one is outside: fork() said the host's pid. */
+		if (pid < 0 || write(from_child[1], &pid, sizeof(pid)) != sizeof(pid) ||
+		    waitpid(pid, &status, 0) != pid)
+			_exit(61);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 62);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ(sizeof(host_pid), read(from_child[0], &host_pid, sizeof(host_pid)));
+	ASSERT_EQ(1, read(from_child[0], &c, 1)) TH_LOG("the logger could not register");
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	ASSERT_EQ(0, ketw_enable(fd, SESSION, KETW_USER_PREFIX "nsid-1", NULL, 0,
+				 0, 0, NULL, 0, 0));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_START, SESSION));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_RUNDOWN, SESSION));
+	c = 1;
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(mid, waitpid(mid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("namespace child: status %#x", status);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(fd, &d));
+	while ((h = next_record(&d, &off, &bad))) {
+		if (is_system(h, KETW_SYS_TASK)) {
+			const struct ketw_sys_task *t = (const void *)(h + 1);
+
+			tasks += (pid_t)t->process_id == host_pid &&
+				 (pid_t)t->thread_id == host_pid;
+		} else if (h->flags & KETW_RECORD_USER) {
+			EXPECT_EQ(host_pid, (pid_t)h->process_id);
+			EXPECT_EQ(host_pid, (pid_t)h->thread_id);
+			n++;
+		}
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_NE(1, host_pid);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(1, tasks);
+	free(d.buf);
+	close(fd);
+	close(to_child[1]);
+	close(from_child[0]);
+}
+
+/* CAP_SYS_ADMIN in the calling process's own user namespace? */
+static int has_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return 0;
+	return !!(data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
+}
+
+/*
+ * As uid 1000, root of a user namespace of its own with every
+ * capability there: still nothing of ketw's but what user_gid gives, and
+ * limited like the user it is.
+ */
+static int try_as_ns_root(void *arg)
+{
+	int fd, fd2, map;
+	char line[32];
+
+	(void)arg;
+	/* setuid() left it undumpable: /proc/self/uid_map would be root's. */
+	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 70;
+	map = open("/proc/self/uid_map", O_WRONLY);
+	snprintf(line, sizeof(line), "0 %d 1", UID);
+	if (map < 0 || write(map, line, strlen(line)) < 0)
+		return 71;
+	close(map);
+	if (getuid() != 0 || !has_sys_admin())
+		return 72;
+	if (open(KETW_DEVICE, O_RDWR) >= 0)
+		return 73;
+	if (mount("none", KFS, "ketwfs", 0, NULL) == 0 || errno != EPERM)
+		return 74;
+	/* user_gid is 1000: in, as a user (user_max_providers 1). */
+	fd = open(KETW_USER_DEVICE, O_RDWR);
+	fd2 = open(KETW_USER_DEVICE, O_RDWR);
+	if (fd < 0 || fd2 < 0)
+		return 75;
+	if (user_register(fd, "nsroot", 1))
+		return 76;
+	if (user_register(fd2, "nsroot", 2) != -ENOSPC)
+		return 77;
+	if (ketw_ref(fd, KETW_IOC_START, SESSION) != -1 || errno != ENOTTY)
+		return 78;
+	return 0;
+}
+
+static int try_as_ns_root_outside(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_NEWUSER))
+		return 80;
+	/* Not in user_gid (-1): capable() is the initial namespace's. */
+	if (open(KETW_USER_DEVICE, O_RDWR) >= 0 || errno != EPERM)
+		return 81;
+	return 0;
+}
+
+/*
+ * Issue 22: only CAP_SYS_ADMIN in the initial user namespace controls
+ * sessions (capable(), not ns_capable()).
+ */
+TEST_F(unpriv, root_of_a_user_namespace_is_a_user)
+{
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "-1"));
+	EXPECT_EQ(0, as_user(UID, try_as_ns_root_outside, NULL));
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_providers"), "1"));
+	mkdir(KFS, 0755);
+	EXPECT_EQ(0, as_user(UID, try_as_ns_root, NULL));
 }
 
 /* Anything that looks like a kernel address (not a small number). */
