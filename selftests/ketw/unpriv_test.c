@@ -637,6 +637,7 @@ TEST_F(unpriv, ids_of_the_initial_pid_namespace)
 	pid_t mid, host_pid = 0;
 	char c;
 
+	KETW_REQUIRE_PATH("/proc/self/ns/pid", F_OK, "pid namespaces, CONFIG_PID_NS");
 	ASSERT_EQ(0, pipe(to_child));
 	ASSERT_EQ(0, pipe(from_child));
 	mid = fork();
@@ -766,6 +767,7 @@ static int try_as_ns_root_outside(void *arg)
  */
 TEST_F(unpriv, root_of_a_user_namespace_is_a_user)
 {
+	KETW_REQUIRE_PATH("/proc/self/ns/user", F_OK, "user namespaces, CONFIG_USER_NS");
 	ASSERT_EQ(0, write_str(PARAM("user_gid"), "-1"));
 	EXPECT_EQ(0, as_user(UID, try_as_ns_root_outside, NULL));
 	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
