@@ -629,7 +629,8 @@ static int nsid_logger(int rfd, int wfd)
  */
 TEST_F(unpriv, ids_of_the_initial_pid_namespace)
 {
-	int to_child[2], from_child[2], fd, status, n = 0, tasks = 0, bad = 0;
+	int to_child[2], from_child[2], pid_pipe[2], fd, status, n = 0;
+	int tasks = 0, bad = 0;
 	const struct ketw_event_header *h;
 	struct ketw_session_attr a;
 	struct drained d = { 0 };
@@ -640,6 +641,7 @@ TEST_F(unpriv, ids_of_the_initial_pid_namespace)
 	KETW_REQUIRE_PATH("/proc/self/ns/pid", F_OK, "pid namespaces, CONFIG_PID_NS");
 	ASSERT_EQ(0, pipe(to_child));
 	ASSERT_EQ(0, pipe(from_child));
+	ASSERT_EQ(0, pipe(pid_pipe));
 	mid = fork();
 	ASSERT_LE(0, mid);
 	if (!mid) {
@@ -651,14 +653,16 @@ TEST_F(unpriv, ids_of_the_initial_pid_namespace)
 		if (!pid)
 			_exit(nsid_logger(to_child[0], from_child[1]));
 		/* This one is outside: fork() said the host's pid. */
-		if (pid < 0 || write(from_child[1], &pid, sizeof(pid)) != sizeof(pid) ||
+		if (pid < 0 || write(pid_pipe[1], &pid, sizeof(pid)) != sizeof(pid) ||
 		    waitpid(pid, &status, 0) != pid)
 			_exit(61);
 		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 62);
 	}
 	close(to_child[0]);
 	close(from_child[1]);
-	ASSERT_EQ(sizeof(host_pid), read(from_child[0], &host_pid, sizeof(host_pid)));
+	close(pid_pipe[1]);
+	ASSERT_EQ(sizeof(host_pid), read(pid_pipe[0], &host_pid, sizeof(host_pid)));
+	close(pid_pipe[0]);
 	ASSERT_EQ(1, read(from_child[0], &c, 1)) TH_LOG("the logger could not register");
 	fd = ketw_open();
 	ASSERT_LE(0, fd);
