@@ -274,7 +274,7 @@ static long long mem_available_kb(void)
 }
 
 FIXTURE(libketw) {
-	char saved_gid[32], saved_prov[32];
+	char saved_gid[32], saved_prov[32], saved_ev[32], saved_by[32];
 	int fd;
 };
 
@@ -283,6 +283,8 @@ FIXTURE_SETUP(libketw)
 	save(PARAM("user_gid"), self->saved_gid, sizeof(self->saved_gid));
 	save(PARAM("user_max_providers"), self->saved_prov,
 	     sizeof(self->saved_prov));
+	save(PARAM("user_max_events"), self->saved_ev, sizeof(self->saved_ev));
+	save(PARAM("user_max_bytes"), self->saved_by, sizeof(self->saved_by));
 	ASSERT_NE('\0', self->saved_gid[0]);
 	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
 	ketw_cleanup(SESSION);
@@ -298,6 +300,8 @@ FIXTURE_TEARDOWN(libketw)
 	ketw_cleanup(SESSION2);
 	write_str(PARAM("user_gid"), self->saved_gid);
 	write_str(PARAM("user_max_providers"), self->saved_prov);
+	write_str(PARAM("user_max_events"), self->saved_ev);
+	write_str(PARAM("user_max_bytes"), self->saved_by);
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -947,6 +951,9 @@ TEST_F_TIMEOUT(libketw, shared_by_eight_processes, 240)
 	ASSERT_NE(MAP_FAILED, st);
 	memset(st, 0, sizeof(*st));
 	ASSERT_EQ(0, write_str(PARAM("user_max_providers"), "8"));
+	/* The eight share uid 1000's rates: no EAGAIN here. */
+	ASSERT_EQ(0, write_str(PARAM("user_max_events"), "100000000"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_bytes"), "1000000000"));
 
 	/* Large enough for everything: nothing may be lost. */
 	ketw_attr_init(&a, SESSION);
