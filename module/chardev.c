@@ -6,9 +6,12 @@
  * Opening /dev/ketw needs CAP_SYS_ADMIN (and the node is 0600): a session
  * reads events from the whole kernel. A file is attached to at most one
  * session (by CREATE or ATTACH); read(), poll() and mmap() drain that
- * session. A file may also own one user provider (USER_REGISTER), which
- * goes away with it. /dev/ketw_user (0666) takes only USER_REGISTER and
- * USER_WRITE, and opening it needs CAP_SYS_ADMIN or the group user_gid.
+ * session. A file may also hold one user provider registration
+ * (USER_REGISTER), which goes away with it. /dev/ketw_user (0666) takes
+ * only USER_REGISTER, USER_WRITE and USER_CONFLICT, and opening it needs
+ * CAP_SYS_ADMIN or the group user_gid. CAP_SYS_ADMIN is the initial user
+ * namespace's (capable(), never ns_capable()): root in a container's user
+ * namespace controls no session.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -49,6 +52,8 @@ static_assert(offsetofend(struct ketw_session_info, memory) ==
 	      KETW_SESSION_INFO_SIZE_VER0);
 static_assert(offsetofend(struct ketw_session_list, entries) ==
 	      KETW_SESSION_LIST_SIZE_VER0);
+static_assert(offsetofend(struct ketw_user_conflict, reason) ==
+	      KETW_USER_CONFLICT_SIZE_VER0);
 
 int ketw_user_gid = -1;
 module_param_cb(user_gid, &ketw_param_ops_int, &ketw_user_gid, 0644);
@@ -70,8 +75,9 @@ struct ketw_file {
 	unsigned int cursor;		/* the CPU read() starts from */
 	bool user_only;			/* opened through /dev/ketw_user */
 	bool limited;			/* ... without CAP_SYS_ADMIN */
-	struct mutex lock;		/* user_prov */
-	struct ketw_provider *user_prov; /* registered on this file, or NULL */
+	struct mutex lock;		/* user_reg, conflict */
+	struct ketw_user_reg *user_reg;	/* registered on this file, or NULL */
+	u32 conflict;			/* of the last USER_REGISTER */
 };
 
 static struct miscdevice ketw_user_misc;
@@ -167,8 +173,8 @@ static int ketw_release(struct inode *inode, struct file *file)
 	mutex_lock(&kf->attach_lock);
 	ketw_file_set(kf, NULL);
 	mutex_unlock(&kf->attach_lock);
-	if (kf->user_prov)
-		ketw_user_provider_unregister(kf->user_prov);
+	if (kf->user_reg)
+		ketw_user_provider_unregister(kf->user_reg);
 	kfree(kf);
 	return 0;
 }
@@ -225,6 +231,7 @@ union ketw_ioctl_arg {
 	struct ketw_session_list sessions;
 	struct ketw_user_provider user_provider;
 	struct ketw_user_event user_event;
+	struct ketw_user_conflict user_conflict;
 };
 
 /* struct ketw_ioctl_desc flags. */
@@ -366,22 +373,35 @@ static long ketw_ioctl_user_register(struct ketw_file *kf,
 				     struct ketw_session *unused,
 				     unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_provider *prov;
+	u32 conflict = KETW_USER_CONFLICT_NONE;
+	struct ketw_user_reg *reg;
 	int err = 0;
 
 	mutex_lock(&kf->lock);
-	if (kf->user_prov) {
-		err = -EBUSY;		/* one provider per file */
+	if (kf->user_reg) {
+		err = -EBUSY;		/* one registration per file */
 	} else {
-		prov = ketw_user_provider_register(&a->user_provider,
-						   kf->limited);
-		if (IS_ERR(prov))
-			err = PTR_ERR(prov);
+		reg = ketw_user_provider_register(&a->user_provider,
+						  kf->limited, &conflict);
+		if (IS_ERR(reg))
+			err = PTR_ERR(reg);
 		else	/* mmap() reads it without the lock */
-			smp_store_release(&kf->user_prov, prov);
+			smp_store_release(&kf->user_reg, reg);
 	}
+	kf->conflict = conflict;
 	mutex_unlock(&kf->lock);
 	return err;
+}
+
+/* Why this file's last USER_REGISTER was EEXIST (struct ketw_user_conflict). */
+static long ketw_ioctl_user_conflict(struct ketw_file *kf,
+				     struct ketw_session *unused,
+				     unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	mutex_lock(&kf->lock);
+	a->user_conflict.reason = kf->conflict;
+	mutex_unlock(&kf->lock);
+	return 0;
 }
 
 /* Payloads up to this size are copied on the stack. */
@@ -422,10 +442,10 @@ static long ketw_ioctl_user_write(struct ketw_file *kf,
 	desc.version = ue->version;
 	desc.keyword = ue->keyword;
 	mutex_lock(&kf->lock);
-	if (!kf->user_prov)
+	if (!kf->user_reg)
 		ret = -EINVAL;		/* no provider registered on this file */
 	else
-		ret = ketw_user_write(kf->user_prov, &desc, data, ue->len);
+		ret = ketw_user_write(kf->user_reg, &desc, data, ue->len);
 	mutex_unlock(&kf->lock);
 out:
 	if (data != stack)
@@ -526,6 +546,9 @@ static const struct ketw_ioctl_desc ketw_ioctls[] = {
 		   ketw_ioctl_user_write),
 	KETW_IOCTL(KETW_IOC_SESSIONS, KETW_SESSION_LIST_SIZE_VER0,
 		   KETW_IOCF_OUT, 0, NULL, ketw_ioctl_sessions),
+	KETW_IOCTL(KETW_IOC_USER_CONFLICT, KETW_USER_CONFLICT_SIZE_VER0,
+		   KETW_IOCF_USER | KETW_IOCF_OUT, 0, NULL,
+		   ketw_ioctl_user_conflict),
 };
 
 static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -642,18 +665,18 @@ static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 static int ketw_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ketw_file *kf = file->private_data;
-	struct ketw_provider *prov;
+	struct ketw_user_reg *reg;
 	struct ketw_session *s;
 	int err;
 
 	/*
 	 * /dev/ketw_user: the provider's enable page. Set once, the
-	 * provider stays until release(), which waits for the mapping.
+	 * registration stays until release(), which waits for the mapping.
 	 */
 	if (kf->user_only) {
 		/* Pairs with the store in ketw_ioctl_user_register(). */
-		prov = smp_load_acquire(&kf->user_prov);
-		return prov ? ketw_user_mmap(prov, vma) : -ENODEV;
+		reg = smp_load_acquire(&kf->user_reg);
+		return reg ? ketw_user_mmap(reg, vma) : -ENODEV;
 	}
 	s = ketw_file_session(kf);
 	if (!s)

@@ -229,6 +229,12 @@ int ketw_providers_for_each(int (*fn)(struct ketw_provider *prov, void *arg),
 int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags);
+int ketw_write_gated(struct ketw_provider *prov,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, size_t len, u16 flags,
+		     bool (*gate)(void *arg, size_t len), void *arg);
+int ketw_provider_add(struct ketw_provider *prov, struct ketw_event_info *ei);
+struct ketw_enable_set *ketw_provider_del(struct ketw_provider *prov);
 
 /* boot.c */
 int ketw_boot_sessions_start(void);
@@ -268,18 +274,20 @@ void ketw_mem_uncharge(u64 need);
 u64 ketw_mem_used_bytes(void);
 
 /* user.c */
-struct ketw_user;
+struct ketw_user_reg;
 
 /*
- * A provider registered from user space, owned by one file; its name is
- * KETW_USER_PREFIX and the name asked for. Here, not in user.c: the
+ * A provider registered from user space; its name is KETW_USER_PREFIX and
+ * the name asked for. Shared by every registration (file) of that name by
+ * the same user id with the same GUID and descriptors, and freed with the
+ * last (Documentation/ketw-lifetimes.rst). Here, not in user.c: the
  * registry (provider.c) reads its uid and writes its enable page, and
  * user.c registers through the registry.
  */
 struct ketw_user_prov {
 	struct ketw_provider prov;
-	struct ketw_user *user;		/* NULL: not limited */
 	u32 uid;			/* who registered it */
+	unsigned int regs;		/* registrations; under ketw_mutex */
 	char name[KETW_NAME_MAX];
 	struct ketw_event_info *infos;	/* the descriptors as copied; names */
 	struct ketw_event_descriptor *descs; /* prov.events: point into @infos */
@@ -289,7 +297,7 @@ struct ketw_user_prov {
 
 /**
  * ketw_user_provider_uid() - who registered a user provider
- * @prov: from ketw_user_provider_register().
+ * @prov: a user provider (KETW_PROVIDER_USER).
  *
  * Return: the user id, in the initial user namespace.
  */
@@ -298,11 +306,12 @@ static inline u32 ketw_user_provider_uid(const struct ketw_provider *prov)
 	return container_of(prov, struct ketw_user_prov, prov)->uid;
 }
 
-struct ketw_provider *
-ketw_user_provider_register(const struct ketw_user_provider *up, bool limited);
-void ketw_user_provider_unregister(struct ketw_provider *prov);
-int ketw_user_mmap(struct ketw_provider *prov, struct vm_area_struct *vma);
-int ketw_user_write(struct ketw_provider *prov,
+struct ketw_user_reg *
+ketw_user_provider_register(const struct ketw_user_provider *up, bool limited,
+			    u32 *conflict);
+void ketw_user_provider_unregister(struct ketw_user_reg *reg);
+int ketw_user_mmap(struct ketw_user_reg *reg, struct vm_area_struct *vma);
+int ketw_user_write(struct ketw_user_reg *reg,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len);
 

@@ -51,6 +51,66 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 	return (d->keyword & e->match_all) == e->match_all;
 }
 
+/*
+ * The write path. A @gate, if any, is asked once, and only when some
+ * session takes the event after its filters (or the ftrace event is on):
+ * if it refuses, nothing is logged and the result is -EAGAIN.
+ */
+static __always_inline int
+ketw_write_path(struct ketw_provider *prov,
+		const struct ketw_event_descriptor *desc, const void *data,
+		size_t len, u16 flags, bool (*gate)(void *arg, size_t len),
+		void *arg)
+{
+	const struct ketw_enablement *e = NULL, *end = NULL;
+	struct ketw_enable_set *set;
+	unsigned int ctx, outer;
+	bool nested, traced;
+	int stored = 0;
+
+	/* Also an RCU read-side section for the enable set and sessions. */
+	preempt_disable_notrace();
+	ctx = KETW_CTX(preempt_count());
+	outer = this_cpu_read(ketw_writer_ctx);
+	nested = outer == ctx;
+	this_cpu_write(ketw_writer_ctx, ctx);
+
+	set = rcu_dereference_sched(prov->enables);
+	if (likely(set)) {
+		e = set->e;
+		end = e + set->nr;
+	}
+	/* A patched NOP while the ftrace event is off. */
+	traced = trace_ketw_event_enabled() && !nested;
+	if (gate) {
+		while (e < end && !ketw_enable_match(e, desc))
+			e++;
+		if ((e < end || traced) && !gate(arg, len)) {
+			stored = -EAGAIN;
+			goto out;
+		}
+	}
+	for (; e < end; e++) {
+		if (!ketw_enable_match(e, desc))
+			continue;
+		if (unlikely(nested))
+			ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
+		else if (likely(len <= e->max_data))
+			stored += ketw_ring_write(e->ring, prov->guid, desc,
+						  data, len, flags);
+		else
+			stored += ketw_ring_write(e->ring, prov->guid, desc,
+						  data, e->max_data, flags |
+						  KETW_RECORD_TRUNCATED);
+	}
+	if (traced)
+		trace_ketw_event(prov, desc, data, len, flags);
+out:
+	this_cpu_write(ketw_writer_ctx, outer);
+	preempt_enable_notrace();
+	return stored;
+}
+
 /**
  * ketw_write_flags() - log an event into every session that takes it
  * @prov:  a registered provider.
@@ -67,44 +127,33 @@ int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags)
 {
-	const struct ketw_enablement *e, *end;
-	struct ketw_enable_set *set;
-	unsigned int ctx, outer;
-	bool nested;
-	int stored = 0;
+	return ketw_write_path(prov, desc, data, len, flags, NULL, NULL);
+}
 
-	/* Also an RCU read-side section for the enable set and sessions. */
-	preempt_disable_notrace();
-	ctx = KETW_CTX(preempt_count());
-	outer = this_cpu_read(ketw_writer_ctx);
-	nested = outer == ctx;
-	this_cpu_write(ketw_writer_ctx, ctx);
-
-	set = rcu_dereference_sched(prov->enables);
-	if (likely(set)) {
-		for (e = set->e, end = e + set->nr; e < end; e++) {
-			if (!ketw_enable_match(e, desc))
-				continue;
-			if (unlikely(nested))
-				ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
-			else if (likely(len <= e->max_data))
-				stored += ketw_ring_write(e->ring, prov->guid,
-							  desc, data, len,
-							  flags);
-			else
-				stored += ketw_ring_write(e->ring, prov->guid,
-							  desc, data,
-							  e->max_data, flags |
-							  KETW_RECORD_TRUNCATED);
-		}
-	}
-	/* A patched NOP while the ftrace event is off. */
-	if (trace_ketw_event_enabled() && !nested)
-		trace_ketw_event(prov, desc, data, len, flags);
-
-	this_cpu_write(ketw_writer_ctx, outer);
-	preempt_enable_notrace();
-	return stored;
+/**
+ * ketw_write_gated() - log an event if it is taken and @gate lets it
+ * @prov:  a registered provider.
+ * @desc:  the event's descriptor.
+ * @data:  the payload.
+ * @len:   its length in bytes.
+ * @flags: KETW_RECORD_* flags for the records.
+ * @gate:  called with @arg and @len, preemption off, only if some
+ *         running session takes the event after its filters (level,
+ *         keywords, event set) or the ftrace event ketw:ketw_event is
+ *         on; false: log nothing. An event nobody takes never reaches it.
+ * @arg:   for @gate.
+ *
+ * Context: process or softirq (@gate's); takes no lock of ketw's.
+ *
+ * Return: the number of sessions that stored the event; -EAGAIN if
+ * @gate refused it.
+ */
+int ketw_write_gated(struct ketw_provider *prov,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, size_t len, u16 flags,
+		     bool (*gate)(void *arg, size_t len), void *arg)
+{
+	return ketw_write_path(prov, desc, data, len, flags, gate, arg);
 }
 
 /**
@@ -932,6 +981,44 @@ static int ketw_provider_check(const struct ketw_provider *prov)
 }
 
 /**
+ * ketw_provider_add() - ketw_provider_register() under ketw_mutex
+ * @prov: the provider.
+ * @ei:   a buffer for its rundown.
+ *
+ * For a caller that must look at the registry and register in one
+ * critical section (user.c: registrations that share a provider).
+ * Context: ketw_mutex held.
+ *
+ * Return: as ketw_provider_register(), but never -ENOMEM.
+ */
+int ketw_provider_add(struct ketw_provider *prov, struct ketw_event_info *ei)
+{
+	struct ketw_session *s;
+	struct ketw_filter f;
+	int err;
+
+	lockdep_assert_held(&ketw_mutex);
+	err = ketw_provider_check(prov);
+	if (err)
+		return err;
+	if (ketw_provider_taken(prov))
+		return -EEXIST;
+	RCU_INIT_POINTER(prov->enables, NULL);
+	list_add_tail(&prov->node, &ketw_providers);
+	list_for_each_entry(s, &ketw_sessions, node) {
+		if (s->state != KETW_STATE_RUNNING ||
+		    !ketw_session_filter(s, prov, &f))
+			continue;
+		ketw_provider_rundown(s, prov, ei);
+		ketw_provider_resync(prov, s);
+	}
+	/* On from the start while the ftrace event is on. */
+	ketw_provider_key_sync(prov, !!rcu_access_pointer(prov->enables));
+	ketw_provider_enables_changed(prov);
+	return 0;
+}
+
+/**
  * ketw_provider_register() - make a provider known to ketw
  * @prov: the provider, defined with KETW_PROVIDER() or
  *        KETW_PROVIDER_EVENTS().
@@ -952,8 +1039,6 @@ static int ketw_provider_check(const struct ketw_provider *prov)
 int ketw_provider_register(struct ketw_provider *prov)
 {
 	struct ketw_event_info *ei;
-	struct ketw_session *s;
-	struct ketw_filter f;
 	int err;
 
 	err = ketw_provider_check(prov);
@@ -962,30 +1047,37 @@ int ketw_provider_register(struct ketw_provider *prov)
 	ei = kmalloc(sizeof(*ei), GFP_KERNEL);
 	if (!ei)
 		return -ENOMEM;
-
 	mutex_lock(&ketw_mutex);
-	if (ketw_provider_taken(prov)) {
-		err = -EEXIST;
-		goto out;
-	}
-	RCU_INIT_POINTER(prov->enables, NULL);
-	list_add_tail(&prov->node, &ketw_providers);
-	list_for_each_entry(s, &ketw_sessions, node) {
-		if (s->state != KETW_STATE_RUNNING ||
-		    !ketw_session_filter(s, prov, &f))
-			continue;
-		ketw_provider_rundown(s, prov, ei);
-		ketw_provider_resync(prov, s);
-	}
-	/* On from the start while the ftrace event is on. */
-	ketw_provider_key_sync(prov, !!rcu_access_pointer(prov->enables));
-	ketw_provider_enables_changed(prov);
-out:
+	err = ketw_provider_add(prov, ei);
 	mutex_unlock(&ketw_mutex);
 	kfree(ei);
 	return err;
 }
 EXPORT_SYMBOL_GPL(ketw_provider_register);
+
+/**
+ * ketw_provider_del() - take a provider off the registry
+ * @prov: a registered provider.
+ *
+ * Writers may still be in its write path: the caller waits for a grace
+ * period (synchronize_rcu()) before it frees the returned set, or @prov.
+ * Context: ketw_mutex held.
+ *
+ * Return: its last enable set, or NULL.
+ */
+struct ketw_enable_set *ketw_provider_del(struct ketw_provider *prov)
+{
+	struct ketw_enable_set *old;
+
+	lockdep_assert_held(&ketw_mutex);
+	old = rcu_dereference_protected(prov->enables,
+					lockdep_is_held(&ketw_mutex));
+	RCU_INIT_POINTER(prov->enables, NULL);
+	if (static_key_enabled(&prov->key))
+		static_branch_disable(&prov->key);
+	list_del_init(&prov->node);
+	return old;
+}
 
 /**
  * ketw_provider_unregister() - remove a provider
@@ -999,12 +1091,7 @@ void ketw_provider_unregister(struct ketw_provider *prov)
 	struct ketw_enable_set *old;
 
 	mutex_lock(&ketw_mutex);
-	old = rcu_dereference_protected(prov->enables,
-					lockdep_is_held(&ketw_mutex));
-	RCU_INIT_POINTER(prov->enables, NULL);
-	if (static_key_enabled(&prov->key))
-		static_branch_disable(&prov->key);
-	list_del_init(&prov->node);
+	old = ketw_provider_del(prov);
 	mutex_unlock(&ketw_mutex);
 	/* Writers that saw the old set are done after this. */
 	synchronize_rcu();

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw user-space providers (/dev/ketw_user): registering one for a file,
- * and what one user may do through them. A file opened without
- * CAP_SYS_ADMIN (by a member of the user_gid group) is limited, per user
- * id: at most user_max_providers providers at once, and at most
- * user_max_events events and user_max_bytes payload bytes per second
- * reaching sessions. Documentation/ketw-providers.rst states the limits.
+ * ketw user-space providers (/dev/ketw_user): a file's registration, the
+ * provider that registrations of one name by one user share, and what
+ * one user may do through them. A file opened without CAP_SYS_ADMIN (by
+ * a member of the user_gid group) is limited, per user id: at most
+ * user_max_providers registrations at once, and at most user_max_events
+ * events and user_max_bytes payload bytes per second that sessions take.
+ * Documentation/ketw-providers.rst states the limits,
+ * Documentation/ketw-lifetimes.rst the lifetimes.
  */
 #include <linux/cred.h>
 #include <linux/hashtable.h>
@@ -55,6 +57,15 @@ struct ketw_user {
 	u64 bytes;
 };
 
+/*
+ * One file's registration: the provider it shares with the others, and
+ * the user id that is charged for it (NULL: the file is not limited).
+ */
+struct ketw_user_reg {
+	struct ketw_user_prov *up;
+	struct ketw_user *user;
+};
+
 static DEFINE_HASHTABLE(ketw_users, 6);
 static DEFINE_MUTEX(ketw_users_mutex);
 
@@ -102,9 +113,14 @@ static void ketw_user_put(struct ketw_user *u)
 	mutex_unlock(&ketw_users_mutex);
 }
 
-/* May @u log an event of @len bytes now? Takes it from the buckets. */
-static bool ketw_user_take(struct ketw_user *u, size_t len)
+/*
+ * May @arg (a struct ketw_user) log an event of @len bytes now? Takes it
+ * from the buckets. A ketw_write_gated() gate: called only for an event
+ * some session takes.
+ */
+static bool ketw_user_take(void *arg, size_t len)
 {
+	struct ketw_user *u = arg;
 	u64 ev_rate = READ_ONCE(ketw_user_max_events);
 	u64 by_rate = READ_ONCE(ketw_user_max_bytes);
 	u64 now = ktime_get_mono_fast_ns(), dt;
@@ -253,76 +269,170 @@ static void ketw_user_prov_free(struct ketw_user_prov *u)
 	kfree(u);
 }
 
+/*
+ * The enable page's fault handler: the mapping has no page table entry
+ * until it is read, and again after madvise(MADV_DONTNEED). The mapping
+ * holds its file, so the registration, so the provider and its page.
+ */
+static vm_fault_t ketw_user_fault(struct vm_fault *vmf)
+{
+	struct page *page = vmf->vma->vm_private_data;
+
+	if (vmf->pgoff)
+		return VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct ketw_user_vm_ops = {
+	.fault = ketw_user_fault,
+};
+
 /**
  * ketw_user_mmap() - map a user provider's enable page
- * @prov: the file's provider.
- * @vma:  one page at offset 0, not writable.
+ * @reg:  the file's registration.
+ * @vma:  one page at offset 0, shared, not writable.
  *
- * The mapping can never become writable (no VM_MAYWRITE) and is
- * inherited across fork(), as the file is.
+ * Every registration of the provider maps the same page. The mapping can
+ * never become writable (no VM_MAYWRITE) and is inherited across fork(),
+ * as the file is. Its page is put in on the first read, and again after
+ * madvise(MADV_DONTNEED) (ketw_user_fault()).
  *
- * Return: 0; -EINVAL for another offset or length; -EPERM if writable.
+ * Return: 0; -EINVAL for another offset or length, or a private mapping;
+ * -EPERM if writable.
  */
-int ketw_user_mmap(struct ketw_provider *prov, struct vm_area_struct *vma)
+int ketw_user_mmap(struct ketw_user_reg *reg, struct vm_area_struct *vma)
 {
-	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
-						prov);
-
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
+	/* The page is the kernel's, shared: no private copy of it. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
 	vma->vm_flags &= ~VM_MAYWRITE;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	return vm_insert_page(vma, vma->vm_start, u->page);
+	vma->vm_private_data = reg->up->page;
+	vma->vm_ops = &ketw_user_vm_ops;
+	return 0;
+}
+
+/*
+ * May a registration like @u share @old, the user provider registered
+ * under the same name? KETW_USER_CONFLICT_NONE, or why not.
+ */
+static u32 ketw_user_conflict(const struct ketw_user_prov *old,
+			      const struct ketw_user_prov *u)
+{
+	if (old->uid != u->uid)
+		return KETW_USER_CONFLICT_OTHER_USER;
+	if (memcmp(old->prov.guid, u->prov.guid, KETW_GUID_SIZE))
+		return KETW_USER_CONFLICT_OTHER_GUID;
+	/* Checked: names and unused fields have no stray bytes. */
+	if (old->prov.nr_events != u->prov.nr_events ||
+	    (u->prov.nr_events &&
+	     memcmp(old->infos, u->infos,
+		    array_size(u->prov.nr_events, sizeof(*u->infos)))))
+		return KETW_USER_CONFLICT_OTHER_EVENTS;
+	/* A kernel provider took the GUID since: no new registration. */
+	if (ketw_provider_find(NULL, u->prov.guid, false))
+		return KETW_USER_CONFLICT_GUID_TAKEN;
+	return KETW_USER_CONFLICT_NONE;
+}
+
+/*
+ * Register @u, or join the provider registered under its name. Returns
+ * the provider @reg now holds: @u, or the one it joined (the caller then
+ * frees @u); or an ERR_PTR (-EEXIST with *@conflict, -EINVAL).
+ */
+static struct ketw_user_prov *ketw_user_join(struct ketw_user_prov *u,
+					     struct ketw_event_info *ei,
+					     u32 *conflict)
+{
+	struct ketw_user_prov *old;
+	struct ketw_provider *prov;
+	int err;
+
+	mutex_lock(&ketw_mutex);
+	/* Kernel providers' names never start with KETW_USER_PREFIX. */
+	prov = ketw_provider_find(u->name, NULL, true);
+	if (prov) {
+		old = container_of(prov, struct ketw_user_prov, prov);
+		*conflict = ketw_user_conflict(old, u);
+		if (*conflict == KETW_USER_CONFLICT_NONE)
+			old->regs++;
+		else
+			old = ERR_PTR(-EEXIST);
+	} else {
+		err = ketw_provider_add(&u->prov, ei);
+		/* Not its name (no user provider has it): its GUID. */
+		if (err == -EEXIST)
+			*conflict = KETW_USER_CONFLICT_GUID_TAKEN;
+		if (!err)
+			u->regs = 1;
+		old = err ? ERR_PTR(err) : u;
+	}
+	mutex_unlock(&ketw_mutex);
+	return old;
 }
 
 /**
  * ketw_user_provider_register() - register a provider for a user process
- * @up:      the request (size already checked).
- * @limited: the file was opened without CAP_SYS_ADMIN: the caller's user
- *           id's limits apply.
+ * @up:       the request (size already checked).
+ * @limited:  the file was opened without CAP_SYS_ADMIN: the caller's user
+ *            id's limits apply.
+ * @conflict: out: KETW_USER_CONFLICT_NONE, or why the result is -EEXIST.
  *
  * The provider is named KETW_USER_PREFIX followed by @up->name, and
  * cannot take a name or GUID a kernel provider has (see
- * ketw_provider_taken()).
+ * ketw_provider_taken()). A registration of a name the same user id
+ * registered with the same GUID and descriptors shares that provider.
  *
  * @up->events are copied from user space: call without ketw_mutex (and
  * without any lock mmap() takes).
  *
- * Return: the provider, or ERR_PTR(-EINVAL for a name that is empty or
- * too long with the prefix, or a bad descriptor / -E2BIG for more than
+ * Return: the registration, or ERR_PTR(-EINVAL for a name that is empty
+ * or too long with the prefix, or a bad descriptor / -E2BIG for more than
  * KETW_USER_MAX_EVENTS descriptors / -EFAULT / -EEXIST / -ENOSPC at the
  * user's user_max_providers / -ENOMEM).
  */
-struct ketw_provider *
-ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
+struct ketw_user_reg *
+ketw_user_provider_register(const struct ketw_user_provider *up, bool limited,
+			    u32 *conflict)
 {
-	struct ketw_user_prov *u;
+	size_t n = strnlen(up->name, KETW_NAME_MAX);
+	struct ketw_event_info *ei = NULL;
+	struct ketw_user_prov *u, *got;
+	struct ketw_user_reg *reg;
 	int err;
 
-	size_t n = strnlen(up->name, KETW_NAME_MAX);
-
+	*conflict = KETW_USER_CONFLICT_NONE;
 	if (up->flags || !n ||
 	    n + sizeof(KETW_USER_PREFIX) - 1 >= KETW_NAME_MAX)
 		return ERR_PTR(-EINVAL);
+	reg = kzalloc(sizeof(*reg), GFP_KERNEL);
 	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	if (!u)
-		return ERR_PTR(-ENOMEM);
+	if (!reg || !u) {
+		err = -ENOMEM;
+		goto out_free;
+	}
 	err = ketw_user_events_load(u, up);
 	if (err)
 		goto out_free;
 	u->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-	if (!u->page) {
+	ei = kmalloc(sizeof(*ei), GFP_KERNEL);
+	if (!u->page || !ei) {
 		err = -ENOMEM;
 		goto out_free;
 	}
 	((struct ketw_user_enable_page *)page_address(u->page))->version =
 		KETW_USER_PAGE_VERSION;
 	if (limited) {
-		u->user = ketw_user_get();
-		if (IS_ERR(u->user)) {
-			err = PTR_ERR(u->user);
+		reg->user = ketw_user_get();
+		if (IS_ERR(reg->user)) {
+			err = PTR_ERR(reg->user);
+			reg->user = NULL;
 			goto out_free;
 		}
 	}
@@ -333,56 +443,81 @@ ketw_user_provider_register(const struct ketw_user_provider *up, bool limited)
 	u->uid = from_kuid_munged(&init_user_ns, current_euid());
 	u->prov.name = u->name;
 	u->prov.flags = KETW_PROVIDER_USER;
-	err = ketw_provider_register(&u->prov);
-	if (err)
+	got = ketw_user_join(u, ei, conflict);
+	if (IS_ERR(got)) {
+		err = PTR_ERR(got);
 		goto out_put;
-	return &u->prov;
+	}
+	reg->up = got;
+	if (got != u)
+		ketw_user_prov_free(u);
+	kfree(ei);
+	return reg;
 
 out_put:
-	ketw_user_put(u->user);
+	ketw_user_put(reg->user);
 out_free:
-	ketw_user_prov_free(u);
+	kfree(ei);
+	if (u)
+		ketw_user_prov_free(u);
+	kfree(reg);
 	return ERR_PTR(err);
 }
 
 /**
- * ketw_user_provider_unregister() - remove and free a user provider
- * @prov: from ketw_user_provider_register().
+ * ketw_user_provider_unregister() - end a registration
+ * @reg: from ketw_user_provider_register().
+ *
+ * The last registration of a provider removes and frees it.
+ * Context: process; may sleep (a grace period).
  */
-void ketw_user_provider_unregister(struct ketw_provider *prov)
+void ketw_user_provider_unregister(struct ketw_user_reg *reg)
 {
-	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
-						prov);
+	struct ketw_user_prov *u = reg->up;
+	struct ketw_enable_set *old = NULL;
+	bool last;
 
-	ketw_provider_unregister(prov);
-	ketw_user_put(u->user);
-	ketw_user_prov_free(u);
+	mutex_lock(&ketw_mutex);
+	last = !--u->regs;
+	if (last)
+		old = ketw_provider_del(&u->prov);
+	mutex_unlock(&ketw_mutex);
+	if (last) {
+		/* Writers that saw it are done after this. */
+		synchronize_rcu();
+		kfree(old);
+		ketw_user_prov_free(u);
+	}
+	ketw_user_put(reg->user);
+	kfree(reg);
 }
 
 /**
  * ketw_user_write() - log an event of a user provider
- * @prov: from ketw_user_provider_register().
+ * @reg:  from ketw_user_provider_register().
  * @desc: the event's descriptor.
  * @data: the payload, in kernel memory.
  * @len:  its length, at most KETW_MAX_DATA_SIZE.
  *
- * An event no session takes costs nothing and counts for nothing; one
- * that would reach sessions counts against the user's rates.
+ * An event no session takes (after each session's filters) costs nothing
+ * and counts for nothing; one that some session takes, or the ftrace
+ * event ketw:ketw_event, counts against the user's rates.
  *
  * Return: the number of sessions that stored it; -EAGAIN if the user has
  * logged user_max_events events or user_max_bytes bytes within the last
  * second (nothing is logged).
  */
-int ketw_user_write(struct ketw_provider *prov,
+int ketw_user_write(struct ketw_user_reg *reg,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len)
 {
-	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
-						prov);
+	struct ketw_provider *prov = &reg->up->prov;
 
 	if (!static_key_enabled(&prov->key))
 		return 0;
-	if (u->user && !ketw_user_take(u->user, len))
-		return -EAGAIN;
-	return ketw_write_flags(prov, desc, data, len, KETW_RECORD_USER);
+	if (!reg->user)
+		return ketw_write_flags(prov, desc, data, len,
+					KETW_RECORD_USER);
+	return ketw_write_gated(prov, desc, data, len, KETW_RECORD_USER,
+				ketw_user_take, reg->user);
 }

@@ -197,7 +197,8 @@ static const struct kfuzz_ioctl *find_ioctl(unsigned long cmd)
 
 static int is_user_cmd(unsigned long cmd)
 {
-	return cmd == KETW_IOC_USER_REGISTER || cmd == KETW_IOC_USER_WRITE;
+	return cmd == KETW_IOC_USER_REGISTER || cmd == KETW_IOC_USER_WRITE ||
+	       cmd == KETW_IOC_USER_CONFLICT;
 }
 
 /* Commands that change which session a file is attached to. */
@@ -1681,8 +1682,10 @@ static int user_child(struct kfuzz_thread *t, int member, unsigned int n)
 			break;
 		case 2:
 			/*
-			 * The enable page: read-only, and only once this file
-			 * registered a provider (ENODEV before).
+			 * The enable page: read-only and shared, and only
+			 * once this file registered a provider (ENODEV
+			 * before); madvise(MADV_DONTNEED) only drops it until
+			 * the next read.
 			 */
 			ret = CALL(t, (long)mmap(NULL, F.page, PROT_READ, MAP_SHARED, ufd, 0),
 				   "mmap(user %d)", ufd);
@@ -1691,11 +1694,20 @@ static int user_child(struct kfuzz_thread *t, int member, unsigned int n)
 					return UC_CONTRACT;
 				break;
 			}
+			if (CALL(t, madvise((void *)ret, F.page, MADV_DONTNEED),
+				 "madvise(user page, DONTNEED)") ||
+			    ((const struct ketw_user_enable_page *)ret)->version !=
+			    KETW_USER_PAGE_VERSION)
+				return UC_CONTRACT;
 			munmap((void *)ret, F.page);
 			ret = CALL(t, (long)mmap(NULL, F.page, PROT_READ | PROT_WRITE,
 						 MAP_SHARED, ufd, 0),
 				   "mmap(user %d, writable)", ufd);
 			if (ret != -1 || errno != EPERM)
+				return UC_CONTRACT;
+			ret = CALL(t, (long)mmap(NULL, F.page, PROT_READ, MAP_PRIVATE, ufd, 0),
+				   "mmap(user %d, private)", ufd);
+			if (ret != -1 || errno != EINVAL)
 				return UC_CONTRACT;
 			break;
 		default:

@@ -4,15 +4,18 @@
  * /dev/ketw or ketwfs; through /dev/ketw_user, once the user_gid group
  * lets it in, only what Documentation/ketw-providers.rst allows (one
  * provider per file, user_max_providers per user, user_max_events events
- * and user_max_bytes bytes per second into sessions); and nothing it can
- * read shows a kernel address.
+ * and user_max_bytes bytes per second that sessions take); root of its
+ * own user namespace is no more; the ids records carry are the initial
+ * pid namespace's; and nothing it can read shows a kernel address.
  */
 #include "ketw_test.h"
 #include <dirent.h>
 #include <grp.h>
 #include <regex.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include "kselftest_harness.h"
 
 #define UID	1000
@@ -326,6 +329,158 @@ TEST_F_TIMEOUT(unpriv, bytes_per_second, 60)
 	rate_case(_metadata, "100000", "4000", 1000, 3, 12);
 }
 
+static int user_write_ev(int fd, uint32_t id, uint8_t level, uint64_t kw)
+{
+	struct ketw_user_event ue;
+	int ret;
+
+	memset(&ue, 0, sizeof(ue));
+	ue.size = sizeof(ue);
+	ue.id = id;
+	ue.level = level;
+	ue.keyword = kw;
+	ue.data = (uintptr_t)"filtered";
+	ue.len = 8;
+	ret = ioctl(fd, KETW_IOC_USER_WRITE, &ue);
+	return ret < 0 ? -errno : ret;
+}
+
+/* What one run of FILTER_TRIES writes got. */
+struct filt_run {
+	int stored, again, other;
+};
+
+/* Level 1 and keyword 0x1 taken, event id 5 filtered out (see below). */
+static const struct {
+	const char *what;
+	uint32_t id;
+	uint8_t level;
+	uint64_t keyword;
+} filt_runs[] = {
+	{ "filtered out by level", 1, KETW_LEVEL_VERBOSE, 0x1 },
+	{ "filtered out by keyword", 1, KETW_LEVEL_CRITICAL, 0x2 },
+	{ "filtered out by the event set", 5, KETW_LEVEL_CRITICAL, 0x1 },
+	{ "taken", 1, KETW_LEVEL_CRITICAL, 0x1 },
+};
+
+#define FILTER_TRIES	15000
+#define NR_FILT_RUNS	(sizeof(filt_runs) / sizeof(filt_runs[0]))
+
+/*
+ * As the user: register "user.filt-<uid*100>", say so on @pipes[1], wait
+ * for the parent's go on @pipes[0], then make each run of filt_runs[]
+ * with raw USER_WRITEs (the enable page would skip most of them) and
+ * send back what they got.
+ */
+static int log_filtered(void *arg)
+{
+	int *pipes = arg, fd = open(KETW_USER_DEVICE, O_RDWR), ret;
+	struct filt_run runs[NR_FILT_RUNS];
+	unsigned int r, i;
+	char c = 1;
+
+	if (fd < 0 || user_register(fd, "filt", getuid() * 100))
+		return 40;
+	if (write(pipes[1], &c, 1) != 1 || read(pipes[0], &c, 1) != 1)
+		return 41;
+	memset(runs, 0, sizeof(runs));
+	for (r = 0; r < NR_FILT_RUNS; r++) {
+		for (i = 0; i < FILTER_TRIES; i++) {
+			ret = user_write_ev(fd, filt_runs[r].id,
+					    filt_runs[r].level,
+					    filt_runs[r].keyword);
+			if (ret == 1)
+				runs[r].stored++;
+			else if (ret == -EAGAIN)
+				runs[r].again++;
+			else if (ret)
+				runs[r].other++;
+		}
+	}
+	if (write(pipes[1], runs, sizeof(runs)) != sizeof(runs))
+		return 42;
+	return 0;
+}
+
+/*
+ * Issue 22: the rates charged events that no session takes. With a
+ * session taking level <= 1, keyword 0x1 and not event id 5, 15,000
+ * events of each filtered-out kind cost nothing (no EAGAIN at 100
+ * events/s), while taken ones still meet the limit: what was stored is
+ * exactly what was not refused, and the session holds it all.
+ */
+TEST_F_TIMEOUT(unpriv, rate_charges_only_taken_events, 120)
+{
+	static const uint32_t filtered_id = 5;
+	int to_child[2], from_child[2], pipes[2], fd, status, stored;
+	struct filt_run runs[NR_FILT_RUNS];
+	struct ketw_session_status st;
+	struct ketw_session_attr a;
+	unsigned int r;
+	char name[32], c;
+	pid_t pid;
+
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_events"), "100"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_bytes"), "1000000"));
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_child[1]);
+		close(from_child[0]);
+		pipes[0] = to_child[0];
+		pipes[1] = from_child[1];
+		_exit(become(UID, GID) ? 100 : log_filtered(pipes));
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	ASSERT_EQ(1, read(from_child[0], &c, 1)) TH_LOG("the user could not register");
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	a.buffer_kb = 1024;
+	a.policy = KETW_POLICY_UNTIL_FULL;
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	snprintf(name, sizeof(name), KETW_USER_PREFIX "filt-%d", UID * 100);
+	ASSERT_EQ(0, ketw_enable(fd, SESSION, name, NULL, KETW_LEVEL_CRITICAL,
+				 0x1, 0, &filtered_id, 1, 0));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_START, SESSION));
+	c = 1;
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(sizeof(runs), read(from_child[0], runs, sizeof(runs)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("child step %d failed", WEXITSTATUS(status));
+	for (r = 0; r < NR_FILT_RUNS; r++) {
+		TH_LOG("%s: %d stored, %d EAGAIN of %d", filt_runs[r].what,
+		       runs[r].stored, runs[r].again, FILTER_TRIES);
+		EXPECT_EQ(0, runs[r].other);
+		if (r + 1 < NR_FILT_RUNS) {
+			EXPECT_EQ(0, runs[r].stored) TH_LOG("%s", filt_runs[r].what);
+			EXPECT_EQ(0, runs[r].again) TH_LOG("%s", filt_runs[r].what);
+		}
+	}
+	/* Taken: the bucket (100) and its refill, then EAGAIN. */
+	r = NR_FILT_RUNS - 1;
+	EXPECT_LE(100, runs[r].stored);
+	EXPECT_LT(0, runs[r].again);
+	EXPECT_EQ(FILTER_TRIES, runs[r].stored + runs[r].again);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	snprintf(st.name, sizeof(st.name), "%s", SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_STATUS, &st));
+	EXPECT_EQ(0, st.lost);
+	stored = count_user_records(fd);
+	EXPECT_EQ(runs[r].stored, stored);
+	close(from_child[0]);
+	close(to_child[1]);
+	ketw_ref(fd, KETW_IOC_DESTROY, SESSION);
+	close(fd);
+}
+
 /*
  * A user takes the sample driver's name and GUID while the driver is not
  * loaded, then waits for @ready to be written to its pipe and holds on
@@ -446,6 +601,183 @@ TEST_F(unpriv, user_cannot_squat_a_driver)
 	close(fd);
 	close(from_child[0]);
 	(void)pipes;
+}
+
+/*
+ * In a new pid namespace, where it is pid 1: register "user.nsid-1", say
+ * so, wait for the go, log one event and end (0 if it was pid 1).
+ */
+static int nsid_logger(int rfd, int wfd)
+{
+	int fd = open(KETW_USER_DEVICE, O_RDWR);
+	char c = 1;
+
+	if (fd < 0 || user_register(fd, "nsid", 1))
+		return 50;
+	if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
+		return 51;
+	if (user_write(fd, "ns", 2) != 1)
+		return 52;
+	return getpid() == 1 ? 0 : 53;
+}
+
+/*
+ * Issue 22: process_id, thread_id and the rundown's TASK records carry
+ * the initial pid namespace's ids. A process that is pid 1 in its own
+ * namespace logs an event: the record and its TASK record say its
+ * host pid.
+ */
+TEST_F(unpriv, ids_of_the_initial_pid_namespace)
+{
+	int to_child[2], from_child[2], pid_pipe[2], fd, status, n = 0;
+	int tasks = 0, bad = 0;
+	const struct ketw_event_header *h;
+	struct ketw_session_attr a;
+	struct drained d = { 0 };
+	size_t off = 0;
+	pid_t mid, host_pid = 0;
+	char c;
+
+	KETW_REQUIRE_PATH("/proc/self/ns/pid", F_OK, "pid namespaces, CONFIG_PID_NS");
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(from_child));
+	ASSERT_EQ(0, pipe(pid_pipe));
+	mid = fork();
+	ASSERT_LE(0, mid);
+	if (!mid) {
+		pid_t pid;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(60);
+		pid = fork();	/* pid 1 of the new namespace */
+		if (!pid)
+			_exit(nsid_logger(to_child[0], from_child[1]));
+		/* This one is outside: fork() said the host's pid. */
+		if (pid < 0 || write(pid_pipe[1], &pid, sizeof(pid)) != sizeof(pid) ||
+		    waitpid(pid, &status, 0) != pid)
+			_exit(61);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 62);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	close(pid_pipe[1]);
+	ASSERT_EQ(sizeof(host_pid), read(pid_pipe[0], &host_pid, sizeof(host_pid)));
+	close(pid_pipe[0]);
+	ASSERT_EQ(1, read(from_child[0], &c, 1)) TH_LOG("the logger could not register");
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	ASSERT_EQ(0, ketw_enable(fd, SESSION, KETW_USER_PREFIX "nsid-1", NULL, 0,
+				 0, 0, NULL, 0, 0));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_START, SESSION));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_RUNDOWN, SESSION));
+	c = 1;
+	ASSERT_EQ(1, write(to_child[1], &c, 1));
+	ASSERT_EQ(mid, waitpid(mid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("namespace child: status %#x", status);
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(fd, &d));
+	while ((h = next_record(&d, &off, &bad))) {
+		if (is_system(h, KETW_SYS_TASK)) {
+			const struct ketw_sys_task *t = (const void *)(h + 1);
+
+			tasks += (pid_t)t->process_id == host_pid &&
+				 (pid_t)t->thread_id == host_pid;
+		} else if (h->flags & KETW_RECORD_USER) {
+			EXPECT_EQ(host_pid, (pid_t)h->process_id);
+			EXPECT_EQ(host_pid, (pid_t)h->thread_id);
+			n++;
+		}
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_NE(1, host_pid);
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(1, tasks);
+	free(d.buf);
+	close(fd);
+	close(to_child[1]);
+	close(from_child[0]);
+}
+
+/* CAP_SYS_ADMIN in the calling process's own user namespace? */
+static int has_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return 0;
+	return !!(data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
+}
+
+/*
+ * As uid 1000, root of a user namespace of its own with every
+ * capability there: still nothing of ketw's but what user_gid gives, and
+ * limited like the user it is.
+ */
+static int try_as_ns_root(void *arg)
+{
+	int fd, fd2, map;
+	char line[32];
+
+	(void)arg;
+	/* setuid() left it undumpable: /proc/self/uid_map would be root's. */
+	if (prctl(PR_SET_DUMPABLE, 1) || unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 70;
+	map = open("/proc/self/uid_map", O_WRONLY);
+	snprintf(line, sizeof(line), "0 %d 1", UID);
+	if (map < 0 || write(map, line, strlen(line)) < 0)
+		return 71;
+	close(map);
+	if (getuid() != 0 || !has_sys_admin())
+		return 72;
+	if (open(KETW_DEVICE, O_RDWR) >= 0)
+		return 73;
+	if (mount("none", KFS, "ketwfs", 0, NULL) == 0 || errno != EPERM)
+		return 74;
+	/* user_gid is 1000: in, as a user (user_max_providers 1). */
+	fd = open(KETW_USER_DEVICE, O_RDWR);
+	fd2 = open(KETW_USER_DEVICE, O_RDWR);
+	if (fd < 0 || fd2 < 0)
+		return 75;
+	if (user_register(fd, "nsroot", 1))
+		return 76;
+	if (user_register(fd2, "nsroot", 2) != -ENOSPC)
+		return 77;
+	if (ketw_ref(fd, KETW_IOC_START, SESSION) != -1 || errno != ENOTTY)
+		return 78;
+	return 0;
+}
+
+static int try_as_ns_root_outside(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_NEWUSER))
+		return 80;
+	/* Not in user_gid (-1): capable() is the initial namespace's. */
+	if (open(KETW_USER_DEVICE, O_RDWR) >= 0 || errno != EPERM)
+		return 81;
+	return 0;
+}
+
+/*
+ * Issue 22: only CAP_SYS_ADMIN in the initial user namespace controls
+ * sessions (capable(), not ns_capable()).
+ */
+TEST_F(unpriv, root_of_a_user_namespace_is_a_user)
+{
+	KETW_REQUIRE_PATH("/proc/self/ns/user", F_OK, "user namespaces, CONFIG_USER_NS");
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "-1"));
+	EXPECT_EQ(0, as_user(UID, try_as_ns_root_outside, NULL));
+	ASSERT_EQ(0, write_str(PARAM("user_gid"), "1000"));
+	ASSERT_EQ(0, write_str(PARAM("user_max_providers"), "1"));
+	mkdir(KFS, 0755);
+	EXPECT_EQ(0, as_user(UID, try_as_ns_root, NULL));
 }
 
 /* Anything that looks like a kernel address (not a small number). */

@@ -42,6 +42,9 @@ static int log_register_error(const char *name, int err)
 		return cli_error("cannot register provider '%s': %s is for root and the group of ketw's user_gid parameter",
 				  name, KETW_USER_DEVICE);
 	case EEXIST:
+		if (ketw_provider_conflict())
+			return cli_error("cannot register provider '%s': %s",
+					 name, ketw_provider_conflict_str(ketw_provider_conflict()));
 		return cli_error("cannot register provider '%s': a provider with its name or GUID is registered",
 				  name);
 	case ENOSPC:

@@ -37,7 +37,10 @@
  *
  * Register and unregister a provider while no other thread uses it;
  * ketw_enabled() and ketw_write() may then run in any number of threads.
- * After fork(), the child shares the parent's providers.
+ * After fork(), the child shares the parent's registration; a process
+ * that registers the same provider itself (the same name, GUID and
+ * descriptors, the same user) shares the provider with a registration of
+ * its own.
  */
 #ifndef _KETW_PROVIDER_H
 #define _KETW_PROVIDER_H
@@ -140,15 +143,33 @@ struct ketw_provider {
  * names another node). Sessions that take it start getting its events,
  * after a rundown of its descriptors.
  *
+ * Any number of processes of one user may register the same provider
+ * (the same name, GUID and descriptors): they share it, each logging
+ * with its own process and thread ids, and it stays while any of them
+ * has it registered. Each registration counts against the user's
+ * user_max_providers.
+ *
  * Returns 0 (@prov->page is then its enable page, @prov->fd its file);
  * -EBUSY if @prov is registered already; -EINVAL for a name,
  * GUID or descriptor the kernel refuses (a name or field name too long
  * is refused here); -E2BIG past KETW_USER_MAX_EVENTS; -EEXIST if the
- * name or GUID is taken; -ENOSPC past the user's provider limit;
- * -EPERM, -ENOENT from opening the device; -ENOMEM.
+ * name is registered by another user or with another GUID or other
+ * descriptors, or the GUID is another provider's:
+ * ketw_provider_conflict() then says which; -ENOSPC past the user's
+ * provider limit; -EPERM, -ENOENT from opening the device; -ENOMEM.
  */
 int ketw_provider_register(struct ketw_provider *prov);
 int ketw_provider_register_at(struct ketw_provider *prov, const char *path);
+
+/*
+ * Why this thread's last ketw_provider_register() or _at() returned
+ * -EEXIST: KETW_USER_CONFLICT_* (<linux/ketw.h>); KETW_USER_CONFLICT_NONE
+ * after any other result, or from a module too old to say.
+ */
+int ketw_provider_conflict(void);
+
+/* A sentence for a KETW_USER_CONFLICT_* value, for a message. */
+const char *ketw_provider_conflict_str(int reason);
 
 /* Remove @prov (a no-op if it is not registered). */
 void ketw_provider_unregister(struct ketw_provider *prov);

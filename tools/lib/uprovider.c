@@ -18,6 +18,44 @@ const struct ketw_user_enable_page ketw_provider_off = {
 	.version = KETW_USER_PAGE_VERSION,
 };
 
+/* Why this thread's last registration was -EEXIST (KETW_USER_CONFLICT_*). */
+static _Thread_local int ketw_last_conflict;
+
+int ketw_provider_conflict(void)
+{
+	return ketw_last_conflict;
+}
+
+const char *ketw_provider_conflict_str(int reason)
+{
+	switch (reason) {
+	case KETW_USER_CONFLICT_NONE:
+		return "no conflict";
+	case KETW_USER_CONFLICT_OTHER_USER:
+		return "another user has registered a provider of this name";
+	case KETW_USER_CONFLICT_OTHER_GUID:
+		return "a provider of this name is registered with another GUID";
+	case KETW_USER_CONFLICT_OTHER_EVENTS:
+		return "a provider of this name and GUID is registered with other event descriptors";
+	case KETW_USER_CONFLICT_GUID_TAKEN:
+		return "another provider (a driver's, or one of another name) has this GUID";
+	default:
+		return "unknown conflict";
+	}
+}
+
+/* After an EEXIST on @fd: which rule the registration broke, or 0. */
+static int ketw_conflict_of(int fd)
+{
+	struct ketw_user_conflict c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	if (ioctl(fd, KETW_IOC_USER_CONFLICT, &c))
+		return KETW_USER_CONFLICT_NONE;	/* an older module */
+	return (int)c.reason;
+}
+
 /* Copy a name into a fixed field; -EINVAL if it does not fit. */
 static int ketw_name_put(char *dst, size_t size, const char *name)
 {
@@ -90,6 +128,7 @@ int ketw_provider_register_at(struct ketw_provider *prov, const char *path)
 	void *page;
 	int fd, err;
 
+	ketw_last_conflict = KETW_USER_CONFLICT_NONE;
 	if (ketw_provider_registered(prov))
 		return -EBUSY;
 	/* A provider left zeroed is not registered, nor ever enabled. */
@@ -114,6 +153,8 @@ int ketw_provider_register_at(struct ketw_provider *prov, const char *path)
 	}
 	if (ioctl(fd, KETW_IOC_USER_REGISTER, &up)) {
 		err = -errno;
+		if (err == -EEXIST)
+			ketw_last_conflict = ketw_conflict_of(fd);
 		goto out_close;
 	}
 	page = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);

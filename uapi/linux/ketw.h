@@ -39,8 +39,11 @@
  *                 logged it.
  * @thread_id:     the logging task's thread id (kernel pid) in the initial
  *                 pid namespace; 0 in interrupt context.
- * @process_id:    the logging task's process id (kernel tgid); 0 in
- *                 interrupt context.
+ * @process_id:    the logging task's process id (kernel tgid) in the
+ *                 initial pid namespace; 0 in interrupt context. A task
+ *                 in another pid namespace (a container) sees itself
+ *                 under other numbers (getpid(), gettid()): these are
+ *                 the host's, as in the rundown's KETW_SYS_TASK.
  * @sequence:      per-CPU, per-session sequence number. It increases by one
  *                 for every event the session accepted on that CPU, whether
  *                 it was stored or lost, so a gap between two records of
@@ -187,6 +190,11 @@ struct ketw_sys_provider {
 	__u32 flags;			/* KETW_PROVIDER_* */
 };
 
+/*
+ * A rundown's KETW_SYS_TASK: one per thread, with its ids in the initial
+ * pid namespace (as the records' process_id and thread_id), whatever
+ * namespace the thread or the session's controller is in.
+ */
 #define KETW_TASK_COMM_LEN	16
 struct ketw_sys_task {
 	__u32 process_id;
@@ -356,8 +364,18 @@ struct ketw_enable {
  * @nr_events: at most KETW_USER_MAX_EVENTS (E2BIG above).
  * @reserved: 0.
  *
- * The provider belongs to the file it was registered on, one per file,
- * and goes away when that file is closed.
+ * The registration belongs to the file it was made on, one per file
+ * (EBUSY for a second), and goes away when that file is closed.
+ * Registrations of the same @name by the same user id (in the initial
+ * user namespace) with the same @guid and byte-identical @events share
+ * one provider, whatever process makes them: it stays while any of them
+ * does, takes every registration's events (each record with the
+ * writer's own process and thread ids) and has one enable page, which
+ * every registration maps. Each registration counts against the user's
+ * user_max_providers (ENOSPC). Another user id, another GUID or other
+ * descriptors under a registered name, or a GUID another provider has
+ * (a kernel provider's, or a user provider's of another name), is
+ * EEXIST: KETW_IOC_USER_CONFLICT then says which.
  *
  * The kernel copies @events: KETW_IOC_EVENTS lists them (name the
  * provider by its name) and rundowns log them, as a kernel provider's.
@@ -384,13 +402,40 @@ struct ketw_user_provider {
 
 #define KETW_USER_MAX_EVENTS	256	/* descriptors of one user provider */
 
+/**
+ * struct ketw_user_conflict - why this file's last USER_REGISTER was EEXIST
+ * @size:   sizeof(struct ketw_user_conflict) as the caller knows it.
+ * @reason: out: KETW_USER_CONFLICT_*; KETW_USER_CONFLICT_NONE if the
+ *          file's last KETW_IOC_USER_REGISTER did not fail with EEXIST
+ *          (or it made none).
+ *
+ * An errno cannot say which rule a registration broke; this can, for
+ * the registration this file just tried. It says nothing about other
+ * users' providers beyond that.
+ */
+struct ketw_user_conflict {
+	__u32 size;
+	__u32 reason;
+};
+
+#define KETW_USER_CONFLICT_SIZE_VER0	8
+
+#define KETW_USER_CONFLICT_NONE		0
+#define KETW_USER_CONFLICT_OTHER_USER	1  /* the name is another user id's */
+#define KETW_USER_CONFLICT_OTHER_GUID	2  /* the name has another GUID */
+#define KETW_USER_CONFLICT_OTHER_EVENTS	3  /* the name has other descriptors */
+#define KETW_USER_CONFLICT_GUID_TAKEN	4  /* another provider has the GUID */
+
 /*
- * The enable page. mmap() of one page at offset 0, read-only and shared,
- * on a /dev/ketw_user file with a registered provider maps a struct
- * ketw_user_enable_page the kernel rewrites whenever the sessions that
- * take that provider change (a writable or larger mapping, or one
- * before USER_REGISTER, fails with EPERM, EINVAL and ENODEV). A disabled
- * call site costs a load and a test, with no system call:
+ * The enable page. mmap() of one page at offset 0, read-only and shared
+ * (MAP_SHARED), on a /dev/ketw_user file with a registered provider maps
+ * a struct ketw_user_enable_page the kernel rewrites whenever the
+ * sessions that take that provider change. Every registration of a
+ * provider maps the same page. A writable mapping fails with EPERM; a
+ * private (MAP_PRIVATE), larger or offset one with EINVAL; one before
+ * USER_REGISTER with ENODEV. madvise(MADV_DONTNEED) on it is harmless:
+ * the next read maps the page again. A disabled call site costs a load
+ * and a test, with no system call:
  *
  *	if ((page->levels >> level) & 1 &&
  *	    (!keyword || keyword & page->keyword_any))
@@ -436,8 +481,14 @@ struct ketw_user_enable_page {
  *            KETW_RECORD_TRUNCATED.
  * @reserved: 0.
  *
- * The record's thread and process ids are the caller's, set by the
- * kernel. The ioctl returns the number of sessions that stored it.
+ * The record's thread and process ids are the caller's (in the initial
+ * pid namespace), set by the kernel. The ioctl returns the number of
+ * sessions that stored it. A file opened without CAP_SYS_ADMIN is held
+ * to its user id's event and byte rates (module parameters
+ * user_max_events, user_max_bytes): an event past them is EAGAIN and
+ * not logged. Only an event some session takes after its filters (level,
+ * keywords, event set), or that the ftrace event ketw:ketw_event takes,
+ * counts against them.
  */
 struct ketw_user_event {
 	__u32 size;
@@ -456,8 +507,13 @@ struct ketw_user_event {
 
 /*
  * /dev/ketw_user: a second node, mode 0666, that takes only the user
- * provider ioctls. Opening it needs CAP_SYS_ADMIN, or membership of the
- * group given by ketw's module parameter user_gid (default: none).
+ * provider ioctls (USER_REGISTER, USER_WRITE, USER_CONFLICT). Opening it
+ * needs CAP_SYS_ADMIN in the initial user namespace, or membership of
+ * the group given by ketw's module parameter user_gid (default: none).
+ * /dev/ketw (0600), which controls sessions, and ketwfs need
+ * CAP_SYS_ADMIN in the initial user namespace: a process that is root
+ * only in its own user namespace (a container's) controls nothing.
+ * Capabilities are checked when the file is opened.
  */
 #define KETW_USER_DEVICE	"/dev/ketw_user"
 
@@ -922,5 +978,6 @@ struct ketw_meta_page {
 #define KETW_IOC_USER_REGISTER	_IOW(KETW_IOC_MAGIC, 16, struct ketw_user_provider)
 #define KETW_IOC_USER_WRITE	_IOW(KETW_IOC_MAGIC, 17, struct ketw_user_event)
 #define KETW_IOC_SESSIONS	_IOWR(KETW_IOC_MAGIC, 18, struct ketw_session_list)
+#define KETW_IOC_USER_CONFLICT	_IOWR(KETW_IOC_MAGIC, 19, struct ketw_user_conflict)
 
 #endif /* _UAPI_LINUX_KETW_H */
