@@ -51,6 +51,57 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 	return (d->keyword & e->match_all) == e->match_all;
 }
 
+/*
+ * Capture the items the sessions of @set that take @desc want, into @x;
+ * returns @x, or NULL if none wants any.
+ */
+static noinline struct ketw_ext_blob *
+ketw_ext_prepare(const struct ketw_enable_set *set,
+		 const struct ketw_event_descriptor *desc,
+		 const struct ketw_ext_src *src, struct ketw_ext_blob *x)
+{
+	const struct ketw_enablement *e, *end;
+	u32 want = 0;
+
+	for (e = set->e, end = e + set->nr; e < end; e++)
+		if (ketw_enable_match(e, desc))
+			want |= e->ext_items;
+	if (!want)
+		return NULL;
+	ketw_ext_capture(want, src, x);
+	return x->len ? x : NULL;
+}
+
+/*
+ * Store an event in one session: its items (those of @x it wants), and
+ * the payload cut to its max_data_size, and to what room the items leave
+ * in its largest record.
+ */
+static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
+					     const u8 *guid,
+					     const struct ketw_event_descriptor *desc,
+					     const void *data, size_t len,
+					     u16 flags,
+					     const struct ketw_ext_blob *x)
+{
+	const void *ext = NULL;
+	u32 ext_len = 0, cap = e->max_data;
+
+	if (unlikely(x)) {
+		ext_len = ketw_ext_subset(x, e->ext_items, &ext);
+		if (ext_len) {
+			flags |= KETW_RECORD_EXT;
+			cap = min(cap, e->room - ext_len);
+		}
+	}
+	if (unlikely(len > cap)) {
+		len = cap;
+		flags |= KETW_RECORD_TRUNCATED;
+	}
+	return ketw_ring_write(e->ring, guid, desc, ext, ext_len, data, len,
+			       flags);
+}
+
 /**
  * ketw_write_flags() - log an event into every session that takes it
  * @prov:  a registered provider.
@@ -58,6 +109,7 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
  * @data:  the payload.
  * @len:   its length in bytes.
  * @flags: KETW_RECORD_* flags for the records.
+ * @src:   what the extended data items need from the caller.
  *
  * Context: any, NMI included; takes no lock.
  *
@@ -65,9 +117,11 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
  */
 int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
-		     const void *data, size_t len, u16 flags)
+		     const void *data, size_t len, u16 flags,
+		     const struct ketw_ext_src *src)
 {
 	const struct ketw_enablement *e, *end;
+	struct ketw_ext_blob xb, *x = NULL;
 	struct ketw_enable_set *set;
 	unsigned int ctx, outer;
 	bool nested;
@@ -82,20 +136,17 @@ int ketw_write_flags(struct ketw_provider *prov,
 
 	set = rcu_dereference_sched(prov->enables);
 	if (likely(set)) {
+		if (unlikely(set->ext_items) && !nested)
+			x = ketw_ext_prepare(set, desc, src, &xb);
 		for (e = set->e, end = e + set->nr; e < end; e++) {
 			if (!ketw_enable_match(e, desc))
 				continue;
 			if (unlikely(nested))
 				ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
-			else if (likely(len <= e->max_data))
-				stored += ketw_ring_write(e->ring, prov->guid,
-							  desc, data, len,
-							  flags);
 			else
-				stored += ketw_ring_write(e->ring, prov->guid,
-							  desc, data,
-							  e->max_data, flags |
-							  KETW_RECORD_TRUNCATED);
+				stored += ketw_enable_write(e, prov->guid, desc,
+							    data, len, flags,
+							    x);
 		}
 	}
 	/* A patched NOP while the ftrace event is off. */
@@ -123,9 +174,40 @@ int __ketw_write(struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len)
 {
-	return ketw_write_flags(prov, desc, data, len, 0);
+	struct ketw_ext_src src = { .prog_addr = _RET_IP_ };
+
+	return ketw_write_flags(prov, desc, data, len, 0, &src);
 }
 EXPORT_SYMBOL_GPL(__ketw_write);
+
+/**
+ * __ketw_write_activity() - log an event of an activity
+ * @prov:     a registered provider.
+ * @desc:     the event's descriptor.
+ * @activity: the activity's id, KETW_ACTIVITY_ID_SIZE bytes.
+ * @related:  the id of the activity that started it, or NULL.
+ * @data:     the payload.
+ * @len:      its length in bytes.
+ *
+ * Called by ketw_write_activity() once the provider's static branch is
+ * on. Context: any, NMI included; takes no lock.
+ *
+ * Return: the number of sessions that stored the event.
+ */
+int __ketw_write_activity(struct ketw_provider *prov,
+			  const struct ketw_event_descriptor *desc,
+			  const u8 *activity, const u8 *related,
+			  const void *data, size_t len)
+{
+	struct ketw_ext_src src = {
+		.prog_addr = _RET_IP_,
+		.activity = activity,
+		.related = related,
+	};
+
+	return ketw_write_flags(prov, desc, data, len, 0, &src);
+}
+EXPORT_SYMBOL_GPL(__ketw_write_activity);
 
 static bool ketw_is_user(const struct ketw_provider *prov)
 {
@@ -280,6 +362,18 @@ static bool ketw_session_filter(struct ketw_session *s,
 	return true;
 }
 
+/* The items session @s's records of @prov carry (0 if it does not take it). */
+static u32 ketw_session_items(struct ketw_session *s,
+			      const struct ketw_provider *prov)
+{
+	struct ketw_session_enable *se;
+
+	if (!s->explicit)
+		return s->attr.ext_items;
+	se = ketw_session_enable_find(s, NULL, NULL, false, prov);
+	return se ? se->ext_items : 0;
+}
+
 /**
  * ketw_session_enables_free() - free a session's enable entries
  * @s: a session in no provider's enable set any more.
@@ -374,18 +468,21 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries of 48 bytes: small
+		 * At most KETW_MAX_SESSIONS entries of 56 bytes: small
 		 * enough for __GFP_NOFAIL (order 0), so that stopping a
 		 * session cannot fail half way through its providers.
 		 */
 		new = kmalloc(struct_size(new, e, nr),
 			      GFP_KERNEL | __GFP_NOFAIL);
+		new->ext_items = 0;
 		for (i = 0; old && i < old->nr; i++)
 			if (old->e[i].session != drop)
 				new->e[n++] = old->e[i];
 		if (add)
 			new->e[n++] = *add;
 		new->nr = n;
+		for (i = 0; i < n; i++)
+			new->ext_items |= new->e[i].ext_items;
 		if (!n) {
 			kfree(new);
 			new = NULL;
@@ -422,6 +519,8 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 	e.match_any = f.match_any;
 	e.match_all = f.match_all;
 	e.filtered = se ? se->idset : NULL;
+	e.ext_items = ketw_session_items(s, prov);
+	e.room = ketw_session_room(s);
 	ketw_provider_update(prov, s, &e);
 }
 
@@ -682,6 +781,7 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 	}
 	se->filter = req->filter;
 	se->filter.enabled = 1;
+	se->ext_items = req->ext_items;
 	s->explicit = true;
 	return 0;
 }
@@ -695,15 +795,16 @@ static int ketw_session_enables_edit(struct ketw_session *s,
  * Both check it; /dev/ketw checks it before it looks the session up, so
  * that a bad request is -EINVAL whether the session exists or not.
  *
- * Return: 0; -EINVAL for a level above 5, unknown flags or no provider
- * named.
+ * Return: 0; -EINVAL for a level above 5, unknown flags or items, a
+ * reserved word not zero, or no provider named.
  */
 int ketw_enable_check(const struct ketw_enable *req, bool enable)
 {
 	u32 flags = KETW_ENABLE_USER | (enable ? KETW_ENABLE_DISABLE : 0);
 
 	if (req->flags & ~flags ||
-	    (enable && req->filter.level > KETW_LEVEL_VERBOSE))
+	    (enable && req->filter.level > KETW_LEVEL_VERBOSE) ||
+	    (enable && req->ext_items & ~KETW_EXT_ALL) || req->reserved)
 		return -EINVAL;
 	return ketw_req_check(req->provider, req->guid);
 }
@@ -793,6 +894,7 @@ int ketw_session_get_filter(struct ketw_session *s, struct ketw_enable *req)
 	else if (prov)
 		memcpy(tmp.guid, prov->guid, KETW_GUID_SIZE);
 	ketw_session_filter(s, &tmp, &req->filter);
+	req->ext_items = req->filter.enabled ? ketw_session_items(s, &tmp) : 0;
 	mutex_unlock(&ketw_mutex);
 	return 0;
 }

@@ -359,6 +359,7 @@ void ketw_user_provider_unregister(struct ketw_provider *prov)
  * @desc: the event's descriptor.
  * @data: the payload, in kernel memory.
  * @len:  its length, at most KETW_MAX_DATA_SIZE.
+ * @src:  its program address and activity, for the items.
  *
  * An event no session takes costs nothing and counts for nothing; one
  * that would reach sessions counts against the user's rates.
@@ -369,7 +370,8 @@ void ketw_user_provider_unregister(struct ketw_provider *prov)
  */
 int ketw_user_write(struct ketw_provider *prov,
 		    const struct ketw_event_descriptor *desc,
-		    const void *data, size_t len)
+		    const void *data, size_t len,
+		    const struct ketw_ext_src *src)
 {
 	struct ketw_user_prov *u = container_of(prov, struct ketw_user_prov,
 						prov);
@@ -378,5 +380,6 @@ int ketw_user_write(struct ketw_provider *prov,
 		return 0;
 	if (u->user && !ketw_user_take(u->user, len))
 		return -EAGAIN;
-	return ketw_write_flags(prov, desc, data, len, KETW_RECORD_USER);
+	return ketw_write_flags(prov, desc, data, len, KETW_RECORD_USER,
+				src);
 }

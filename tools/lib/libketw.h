@@ -251,6 +251,60 @@ void ketw_record_iter_init(struct ketw_record_iter *it, const void *buf,
  */
 int ketw_record_iter_next(struct ketw_record_iter *it, struct ketw_record *rec);
 
+/* ---- extended data items ------------------------------------------ */
+
+/*
+ * A record flagged KETW_RECORD_EXT carries typed items between its header
+ * and its payload (uapi/linux/ketw.h, struct ketw_ext_header); @data and
+ * @data_len of struct ketw_record are the payload alone. The iterators
+ * check the items area of every record they return (-EBADMSG if it is
+ * malformed): its size, a multiple of 8 within the record, holds exactly
+ * its count of items.
+ */
+struct ketw_ext_iter {
+	const unsigned char *area;	/* the items area, NULL: none */
+	size_t size;			/* its bytes */
+	size_t off;			/* of the next item */
+	unsigned int left;		/* items not yet returned */
+};
+
+struct ketw_ext_view {
+	unsigned int type;		/* KETW_EXT_*, perhaps one not known */
+	size_t size;			/* bytes of data */
+	const void *data;		/* the item's data (8-aligned in the record) */
+};
+
+/* Start walking @rec's items: 1 if it has some, 0 if none, -EBADMSG. */
+int ketw_record_items(const struct ketw_record *rec, struct ketw_ext_iter *it);
+/* The next item: 1 and *@v filled, 0 at the end, -EBADMSG. */
+int ketw_ext_next(struct ketw_ext_iter *it, struct ketw_ext_view *v);
+/* The data of @rec's item of @type (its size in *@size), or NULL. */
+const void *ketw_record_item(const struct ketw_record *rec, unsigned int type,
+			     size_t *size);
+/* Typed copies of the fixed items: 0, or -ENOENT if absent or short. */
+int ketw_record_cpu_time(const struct ketw_record *rec,
+			 struct ketw_ext_cpu_time *t);
+int ketw_record_pid_ns(const struct ketw_record *rec,
+		       struct ketw_ext_pid_ns *ns);
+int ketw_record_activity(const struct ketw_record *rec,
+			 struct ketw_ext_activity *a);
+/*
+ * The addresses of a KSTACK, USTACK or PROG_ADDR item, at most @max into
+ * @addrs; returns how many (0 if absent).
+ */
+unsigned int ketw_record_addrs(const struct ketw_record *rec,
+			       unsigned int type, uint64_t *addrs,
+			       unsigned int max);
+/* "stack", "cputime"...: KETW_EXT_WORDS(); NULL if unknown. */
+const char *ketw_ext_type_name(unsigned int type);
+/*
+ * "stack,cputime,..." (or "none") as a mask of KETW_EXT_BIT()s: 0, or
+ * -EINVAL for a word that names no item.
+ */
+int ketw_ext_items_parse(const char *s, uint32_t *mask);
+/* A mask as "stack,cputime", "none" for 0; unknown bits as "0x..". */
+char *ketw_ext_items_format(uint32_t mask, char *buf, size_t len);
+
 /* ---- draining a session ------------------------------------------ */
 
 /*
