@@ -184,6 +184,15 @@ bool ketw_provider_ref_names(const struct ketw_provider_ref *ref,
 int ketw_session_enable(int fd, const char *session,
 			const struct ketw_provider_ref *p,
 			const struct ketw_filter *filter);
+/* The same with extended data items, KETW_EXT_BIT()s (struct ketw_enable). */
+int ketw_session_enable_items(int fd, const char *session,
+			      const struct ketw_provider_ref *p,
+			      const struct ketw_filter *filter,
+			      uint32_t ext_items);
+/* The items @session's records of @p carry: 0, or -errno. */
+int ketw_session_get_items(int fd, const char *session,
+			   const struct ketw_provider_ref *p,
+			   uint32_t *ext_items);
 /* Remove @p from the session's enables; -ENOENT if it had none for it. */
 int ketw_session_disable(int fd, const char *session,
 			 const struct ketw_provider_ref *p);
@@ -699,6 +708,14 @@ struct ketw_enable_spec {
  */
 int ketw_parse_enable(const char *s, struct ketw_enable_spec *spec,
 		      char *err, size_t errlen);
+/*
+ * The same, with a last field of extended data items taken too:
+ * PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]][:ITEM,...], ITEM a word of
+ * KETW_EXT_WORDS() ("stack,cputime"), their mask into *@items (0 if
+ * none). ketw_parse_enable() refuses such a field.
+ */
+int ketw_parse_enable_items(const char *s, struct ketw_enable_spec *spec,
+			    uint32_t *items, char *err, size_t errlen);
 
 /* Find the id of @p's event called @name: 0, -ENOENT, or another error. */
 typedef int (*ketw_event_lookup_fn)(const struct ketw_provider_ref *p,
