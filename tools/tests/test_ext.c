@@ -211,6 +211,42 @@ TEST(ext_malformed_refused)
 	}
 }
 
+/* A file of format 1.0 (before items) still reads. */
+TEST(ext_old_minor_reads)
+{
+	const char *path = test_path("old.ketw");
+	struct ketw_output_info info;
+	struct ketw_output *out;
+	struct ketw_input *in;
+	struct ketw_record r;
+	struct ketw_file_header *h;
+	unsigned char *img;
+	size_t len, span;
+	char err[256] = "";
+
+	span = test_record(BUF, 0, 1, 100, 0, 3, NULL, 12);
+	test_info(&info, 1);
+	ASSERT_EQ(ketw_output_create(path, &info, &out), 0);
+	ASSERT_EQ(ketw_output_add_records(out, 0, BUF, span), 0);
+	ASSERT_EQ(ketw_output_close(out), 0);
+	img = test_slurp(path, &len);
+	ASSERT(img != NULL);
+	h = (void *)img;
+	CHECK_EQ(h->version_minor, 1);
+	h->version_minor = 0;
+	if (CHECK_EQ(ketw_input_open_mem(img, len, &in, err, sizeof(err)), 0)) {
+		CHECK_EQ(ketw_input_header(in)->version_minor, 0);
+		if (CHECK_EQ(ketw_input_next(in, &r), 1)) {
+			struct ketw_ext_iter x;
+
+			CHECK_EQ(r.data_len, 12);
+			CHECK_EQ(ketw_record_items(&r, &x), 0);
+		}
+		ketw_input_close(in);
+	}
+	free(img);
+}
+
 /* Through a file: kept as written, in either byte order. */
 TEST(ext_file_both_orders)
 {
