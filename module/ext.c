@@ -19,7 +19,6 @@
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 
 #include "ketw_internal.h"
 
@@ -344,15 +343,10 @@ static unsigned int ketw_modules_collect(struct ketw_sys_module *ms,
 			continue;	/* the list's head */
 		if (mod->state == MODULE_STATE_UNFORMED)
 			continue;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-		ketw_module_entry(&ms[n++], mod->name,
-				  (unsigned long)mod->mem[MOD_TEXT].base,
-				  mod->mem[MOD_TEXT].size);
-#else
+		/* The 6.1 layout (6.4 has mod->mem[MOD_TEXT] instead). */
 		ketw_module_entry(&ms[n++], mod->name,
 				  (unsigned long)mod->core_layout.base,
 				  mod->core_layout.text_size);
-#endif
 	}
 	rcu_read_unlock();
 	return n;
