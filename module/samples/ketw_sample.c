@@ -167,29 +167,25 @@ MODULE_PARM_DESC(emit, "write N: log N tick events from the writing task");
 module_param_cb(emit_warn, &sample_emit_ops, sample_warn_one, 0200);
 MODULE_PARM_DESC(emit_warn, "write N: log N warn events from the writing task");
 
-/* emit_irq: one writer at a time; the timer counts down @sample_irq_left. */
+/* emit_irq: one writer at a time, one timer shot per event. */
 static DEFINE_MUTEX(sample_irq_mutex);
 static struct hrtimer sample_irq_hrtimer;
-static atomic_t sample_irq_left = ATOMIC_INIT(0);
+static u32 sample_irq_index;
 static DECLARE_COMPLETION(sample_irq_done);
 
-#define SAMPLE_IRQ_PERIOD_NS	(100 * NSEC_PER_USEC)
+#define SAMPLE_IRQ_DELAY_NS	(100 * NSEC_PER_USEC)
 
 static noinline enum hrtimer_restart sample_irq_timer(struct hrtimer *t)
 {
-	sample_emit_one(atomic_read(&sample_irq_left));
-	if (atomic_dec_return(&sample_irq_left) > 0) {
-		hrtimer_forward_now(t, ns_to_ktime(SAMPLE_IRQ_PERIOD_NS));
-		return HRTIMER_RESTART;
-	}
+	sample_emit_one(READ_ONCE(sample_irq_index));
 	complete(&sample_irq_done);
 	return HRTIMER_NORESTART;
 }
 
 static int sample_irq_set(const char *val, const struct kernel_param *kp)
 {
-	long left;
-	u32 n;
+	long left = 1;
+	u32 n, i;
 	int err;
 
 	err = kstrtou32(val, 0, &n);
@@ -197,17 +193,18 @@ static int sample_irq_set(const char *val, const struct kernel_param *kp)
 		return err;
 	if (n > 100000)
 		return -EINVAL;
-	if (!n)
-		return 0;
 	if (mutex_lock_interruptible(&sample_irq_mutex))
 		return -ERESTARTSYS;
-	reinit_completion(&sample_irq_done);
-	atomic_set(&sample_irq_left, n);
-	hrtimer_start(&sample_irq_hrtimer, ns_to_ktime(SAMPLE_IRQ_PERIOD_NS),
-		      HRTIMER_MODE_REL_HARD);
-	left = wait_for_completion_interruptible_timeout(&sample_irq_done,
-							 60 * HZ);
-	hrtimer_cancel(&sample_irq_hrtimer);
+	for (i = 0; i < n && left > 0; i++) {
+		WRITE_ONCE(sample_irq_index, i);
+		reinit_completion(&sample_irq_done);
+		hrtimer_start(&sample_irq_hrtimer,
+			      ns_to_ktime(SAMPLE_IRQ_DELAY_NS),
+			      HRTIMER_MODE_REL_HARD);
+		left = wait_for_completion_interruptible_timeout(&sample_irq_done,
+								 10 * HZ);
+		hrtimer_cancel(&sample_irq_hrtimer);
+	}
 	mutex_unlock(&sample_irq_mutex);
 	if (left < 0)
 		return left;

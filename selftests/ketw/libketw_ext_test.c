@@ -204,6 +204,7 @@ static int create(int fd, const char *name, uint32_t ext_items)
 
 	ketw_cleanup(name);
 	ketw_attr_init(&a, name);
+	a.flags = 0;		/* with the rundown: PROVIDER and MODULE */
 	a.ext_items = ext_items;
 	return ioctl(fd, KETW_IOC_CREATE, &a) ? -errno : 0;
 }
@@ -399,6 +400,7 @@ TEST_F(ext, items_in_hardirq)
 	const struct ketw_event_header *h;
 	char sym[256];
 	struct items it;
+	uint64_t first = 0;
 	size_t off = 0;
 	int bad = 0, n = 0, found, k;
 
@@ -423,11 +425,21 @@ TEST_F(ext, items_in_hardirq)
 		/* Hardirq: no task, so no user stack, CPU time or pid ns. */
 		EXPECT_EQ(BIT(KSTACK) | BIT(PROG_ADDR), it.mask);
 		EXPECT_EQ(it.prog_addr, it.kstack[0]);
-		for (k = 0, found = 0; k < (int)it.nk; k++)
-			if (!ksym(it.kstack[k], sym, sizeof(sym)) &&
-			    !strcmp(sym, "sample_irq_timer"))
-				found = 1;
-		EXPECT_EQ(1, found);
+		ASSERT_LE(2, it.nk);
+		if (!n) {
+			/*
+			 * The timer function, or sample_emit_one() that it
+			 * called (if not inlined) and then the timer's: a
+			 * kallsyms read each, slow in an emulator.
+			 */
+			first = it.prog_addr;
+			for (k = 0, found = 0; k < 2 && !found; k++)
+				if (!ksym(it.kstack[k], sym, sizeof(sym)) &&
+				    !strcmp(sym, "sample_irq_timer"))
+					found = 1;
+			EXPECT_EQ(1, found);
+		}
+		EXPECT_EQ(first, it.prog_addr);
 		n++;
 	}
 	EXPECT_EQ(0, bad);
@@ -476,14 +488,16 @@ TEST_F(ext, cpu_time_across_a_spin)
 	uint64_t t0, t1, spun, run, ticks;
 	volatile uint64_t x = 0;
 	size_t off = 0;
-	int bad = 0, n = 0;
+	int bad = 0, n = 0, i;
 
 	ASSERT_EQ(0, ketw_provider_register(&uprov));
 	ASSERT_EQ(0, uprov_session(self->fd[0], S1, BIT(CPU_TIME)));
 	ASSERT_EQ(1, uemit(1));
 	t0 = thread_cpu_ns();
 	do {
-		x++;
+		/* Mostly user time: a system call per 100k iterations. */
+		for (i = 0; i < 100000; i++)
+			x++;
 	} while (thread_cpu_ns() - t0 < 300000000ull);
 	t1 = thread_cpu_ns();
 	ASSERT_EQ(1, uemit(2));
@@ -673,7 +687,7 @@ TEST_F(ext, activity_followed_across_threads)
 	snprintf(tid_y, sizeof(tid_y), " tid=%d ", worker_tid);
 	EXPECT_EQ(2, text_lines_with(self->out, tid_x));
 	EXPECT_EQ(2, text_lines_with(self->out, tid_y));
-	EXPECT_EQ(4, text_lines_with(self->out, "provider=user." UPROV));
+	EXPECT_EQ(4, text_lines_with(self->out, "provider=user." UPROV " "));
 	EXPECT_EQ(2, text_lines_with(self->out,
 		"activity: bb010203-0405-0607-0809-0a0b0c0d0e0f"));
 	EXPECT_EQ(1, text_lines_with(self->out,

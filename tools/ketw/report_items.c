@@ -17,7 +17,8 @@
 
 struct cli_sym {
 	uint64_t addr;
-	char *name;		/* "func" or "func\t[module]" as kallsyms has it */
+	char *name;		/* "func" */
+	char *mod;		/* "[module]" as kallsyms has it, or NULL */
 };
 
 struct cli_mod {
@@ -45,8 +46,10 @@ void cli_syms_free(struct cli_syms *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nr_syms; i++)
+	for (i = 0; i < s->nr_syms; i++) {
 		free(s->syms[i].name);
+		free(s->syms[i].mod);
+	}
 	free(s->syms);
 	free(s->mods);
 	free(s);
@@ -127,17 +130,13 @@ static void cli_syms_read_kallsyms(struct cli_syms *s)
 			s->syms = n;
 		}
 		n = &s->syms[s->nr_syms];
-		if (k == 4 && mod[0]) {
-			size_t len = strlen(name) + strlen(mod) + 2;
-
-			n->name = malloc(len);
-			if (n->name)
-				snprintf(n->name, len, "%s %s", name, mod);
-		} else {
-			n->name = strdup(name);
-		}
-		if (!n->name)
+		n->name = strdup(name);
+		n->mod = k == 4 && mod[0] ? strdup(mod) : NULL;
+		if (!n->name || (k == 4 && mod[0] && !n->mod)) {
+			free(n->name);
+			free(n->mod);
 			break;
+		}
 		n->addr = addr;
 		s->nr_syms++;
 	}
@@ -184,9 +183,11 @@ int cli_syms_format(struct cli_syms *s, uint64_t addr, char *buf, size_t len)
 	}
 	if (lo && addr - s->syms[lo - 1].addr < CLI_SYM_MAX_OFFSET &&
 	    (m || !s->nr_mods))
-		return snprintf(buf, len, "%s+0x%llx", s->syms[lo - 1].name,
+		return snprintf(buf, len, "%s+0x%llx%s%s", s->syms[lo - 1].name,
 				(unsigned long long)(addr -
-						     s->syms[lo - 1].addr));
+						     s->syms[lo - 1].addr),
+				s->syms[lo - 1].mod ? " " : "",
+				s->syms[lo - 1].mod ? s->syms[lo - 1].mod : "");
 	if (m && strcmp(m->name, "vmlinux"))
 		return snprintf(buf, len, "[%s+0x%llx]", m->name,
 				(unsigned long long)(addr - m->base));
