@@ -34,12 +34,16 @@
  */
 static_assert(offsetofend(struct ketw_list, entries) == KETW_LIST_SIZE_VER0);
 static_assert(offsetofend(struct ketw_enable, filter) == KETW_ENABLE_SIZE_VER0);
+static_assert(offsetofend(struct ketw_enable, reserved) ==
+	      KETW_ENABLE_SIZE_VER1);
 static_assert(offsetofend(struct ketw_user_provider, name) ==
 	      KETW_USER_PROVIDER_SIZE_VER0);
 static_assert(offsetofend(struct ketw_user_provider, reserved) ==
 	      KETW_USER_PROVIDER_SIZE_VER1);
 static_assert(offsetofend(struct ketw_user_event, reserved1) ==
 	      KETW_USER_EVENT_SIZE_VER0);
+static_assert(offsetofend(struct ketw_user_event, related) ==
+	      KETW_USER_EVENT_SIZE_VER1);
 static_assert(offsetofend(struct ketw_session_attr, memory) ==
 	      KETW_SESSION_ATTR_SIZE_VER0);
 static_assert(offsetofend(struct ketw_cpu_stats, consumed) ==
@@ -422,6 +426,7 @@ static long ketw_ioctl_user_write(struct ketw_file *kf,
 				  unsigned int cmd, union ketw_ioctl_arg *a)
 {
 	const struct ketw_user_event *ue = &a->user_event;
+	struct ketw_ext_src src = { .prog_addr = ue->prog_addr };
 	struct ketw_event_descriptor desc = {};
 	u8 stack[KETW_USER_STACK_DATA];
 	void *data = stack;
@@ -441,11 +446,16 @@ static long ketw_ioctl_user_write(struct ketw_file *kf,
 	desc.level = ue->level;
 	desc.version = ue->version;
 	desc.keyword = ue->keyword;
+	if (memchr_inv(ue->activity, 0, sizeof(ue->activity))) {
+		src.activity = ue->activity;
+		src.related = ue->related;
+	}
 	mutex_lock(&kf->lock);
 	if (!kf->user_reg)
 		ret = -EINVAL;		/* no provider registered on this file */
 	else
-		ret = ketw_user_write(kf->user_reg, &desc, data, ue->len);
+		ret = ketw_user_write(kf->user_reg, &desc, data, ue->len,
+				      &src);
 	mutex_unlock(&kf->lock);
 out:
 	if (data != stack)

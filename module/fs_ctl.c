@@ -39,10 +39,12 @@ static void ketwfs_seq_name(struct seq_file *m, const char *name)
 /* ---- files that show text, and the control files ---- */
 
 static void ketwfs_show_filter(struct seq_file *m, u32 level, u64 match_any,
-			       u64 match_all)
+			       u64 match_all, u32 items)
 {
-	seq_printf(m, " level=%u match_any=0x%llx match_all=0x%llx\n",
+	seq_printf(m, " level=%u match_any=0x%llx match_all=0x%llx",
 		   level, match_any, match_all);
+	ketw_ext_items_show(m, items);
+	seq_putc(m, '\n');
 }
 
 static void ketwfs_show_provider_id(struct seq_file *m,
@@ -80,7 +82,7 @@ static int ketwfs_show_entry(const struct ketw_session_enable *se, void *m)
 {
 	ketwfs_show_provider_id(m, se);
 	ketwfs_show_filter(m, se->filter.level, se->filter.match_any,
-			   se->filter.match_all);
+			   se->filter.match_all, se->ext_items);
 	return 0;
 }
 
@@ -133,7 +135,8 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 	case KFS_SESSION_PROVIDERS:
 		if (!s->explicit) {
 			seq_puts(m, "*");
-			ketwfs_show_filter(m, a.level, a.match_any, a.match_all);
+			ketwfs_show_filter(m, a.level, a.match_any, a.match_all,
+					   a.ext_items);
 		}
 		ketw_session_enables_for_each(s, ketwfs_show_entry, m);
 		break;
@@ -408,8 +411,9 @@ static int ketwfs_enable(struct ketwfs_inode *ki, const struct ketw_enable *req)
 
 /*
  * providers: "NAME-or-GUID [LEVEL [MATCH_ANY [MATCH_ALL]]]", the numbers
- * also as level=, match_any= (or keywords=) and match_all=; or "!NAME".
- * The entry's event set stays as it was.
+ * also as level=, match_any= (or keywords=) and match_all=, and the
+ * extended data items as items=stack,cputime,...; or "!NAME". The
+ * entry's event set stays as it was; what the line leaves out is 0.
  */
 static int ketwfs_write_providers(struct ketwfs_inode *ki, char *line)
 {
@@ -461,6 +465,8 @@ static int ketwfs_write_providers(struct ketwfs_inode *ki, char *line)
 			err = kstrtou64(val, 16, &req.filter.match_any);
 		else if (!strcmp(key, "match_all"))
 			err = kstrtou64(val, 16, &req.filter.match_all);
+		else if (!strcmp(key, "items"))
+			err = ketw_ext_items_parse(val, &req.ext_items);
 		else
 			err = -EINVAL;
 		if (err)

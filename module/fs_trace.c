@@ -86,7 +86,87 @@ static size_t ketwfs_line_max(u32 size)
 	size_t len = size > KETW_EVENT_HEADER_SIZE ?
 		     size - KETW_EVENT_HEADER_SIZE : 0;
 
-	return KETWFS_LINE_HEAD + 2 * len + len / 4 + 2;
+	return KETWFS_LINE_HEAD + 2 * len + len / 4 + 2 +
+	       2 * KETW_EXT_MAX_SIZE;
+}
+
+static size_t ketwfs_format_addrs(char *buf, size_t cap, const char *name,
+				  const u64 *a, u32 n)
+{
+	size_t k = scnprintf(buf, cap, " %s=", name);
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		k += scnprintf(buf + k, cap - k, "%s0x%llx", i ? "," : "",
+			       a[i]);
+	return k;
+}
+
+static size_t ketwfs_format_item(char *buf, size_t cap,
+				 const struct ketw_ext_item *it)
+{
+	const void *d = it + 1;
+	const struct ketw_ext_cpu_time *t = d;
+	const struct ketw_ext_pid_ns *ns = d;
+	const struct ketw_ext_activity *a = d;
+
+	switch (it->type) {
+	case KETW_EXT_KSTACK:
+		return ketwfs_format_addrs(buf, cap, "stack", d, it->size / 8);
+	case KETW_EXT_USTACK:
+		return ketwfs_format_addrs(buf, cap, "ustack", d,
+					   it->size / 8);
+	case KETW_EXT_CPU_TIME:
+		if (it->size < sizeof(*t))
+			break;
+		return scnprintf(buf, cap, " cputime=%llu,%llu,%llu",
+				 t->kernel_ns, t->user_ns, t->runtime_ns);
+	case KETW_EXT_PROG_ADDR:
+		if (it->size < 8)
+			break;
+		return scnprintf(buf, cap, " progaddr=0x%llx", *(u64 *)d);
+	case KETW_EXT_PID_NS:
+		if (it->size < sizeof(*ns))
+			break;
+		return scnprintf(buf, cap, " pidns=%u/%u@%llu", ns->vpid,
+				 ns->vtid, ns->pid_ns_inum);
+	case KETW_EXT_ACTIVITY:
+		if (it->size < sizeof(*a))
+			break;
+		return scnprintf(buf, cap, " activity=%pUb/%pUb", a->activity,
+				 a->related);
+	}
+	return scnprintf(buf, cap, " item%u=%u", it->type, it->size);
+}
+
+/*
+ * The extended data items of a record flagged KETW_RECORD_EXT, compactly
+ * (addresses in hex); *@data and *@len move past them to the payload.
+ */
+static size_t ketwfs_format_items(char *buf, size_t cap,
+				  const struct ketw_event_header *h,
+				  const u8 **data, u32 *len)
+{
+	const struct ketw_ext_header *eh = (const void *)*data;
+	const struct ketw_ext_item *it;
+	u32 off, i, span;
+	size_t n = 0;
+
+	if (!(h->flags & KETW_RECORD_EXT) || *len < sizeof(*eh) ||
+	    eh->size < sizeof(*eh) || eh->size > *len || eh->size % 8)
+		return 0;
+	for (i = 0, off = sizeof(*eh); i < eh->count; i++, off += span) {
+		if (off + sizeof(*it) > eh->size)
+			break;
+		it = (const void *)*data + off;
+		span = KETW_EXT_ITEM_SPAN(it->size);
+		if (off + span > eh->size)
+			break;
+		n += ketwfs_format_item(buf + n, cap - n, it);
+	}
+	*data += eh->size;
+	*len -= eh->size;
+	return n;
 }
 
 /*
@@ -120,8 +200,10 @@ static size_t ketwfs_format(char *buf, size_t cap,
 		n += scnprintf(buf + n, cap - n, " sys=%s",
 			       ketw_sys_event_name(h->event_id));
 	n += scnprintf(buf + n, cap - n,
-		       " type=%u level=%u ver=%u kw=0x%llx flags=0x%x len=%u data=",
-		       h->type, h->level, h->version, h->keyword, h->flags, len);
+		       " type=%u level=%u ver=%u kw=0x%llx flags=0x%x",
+		       h->type, h->level, h->version, h->keyword, h->flags);
+	n += ketwfs_format_items(buf + n, cap - n, h, &data, &len);
+	n += scnprintf(buf + n, cap - n, " len=%u data=", len);
 	/* Never past @cap, should the head take more than counted. */
 	room = cap - n;
 	if (2 * (size_t)len + len / 4 + 2 > room)

@@ -5,10 +5,11 @@
  * Roles: ring.c (buffer core), clock.c (the MONO clock), memory.c
  * (buffer memory and its cap), session.c (sessions: their lifetime,
  * states, readers and rundown), sysevent.c (system events), provider.c
- * (registry, filters, the write path), user.c (user-space providers and
- * their limits), boot.c (boot-time sessions), sysfs.c (the module
- * parameters' setters, the reports in /sys/module/ketw), chardev.c
- * (/dev/ketw and /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
+ * (registry, filters, the write path), ext.c (extended data items and
+ * the MODULE rundown), user.c (user-space providers and their limits),
+ * boot.c (boot-time sessions), sysfs.c (the module parameters' setters,
+ * the reports in /sys/module/ketw), chardev.c (/dev/ketw and
+ * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
  * filesystem, its control files, its trace readers; fs.h), errlog.c
  * (ketwfs's error_log), names.c (the words for attributes and system
  * events), trace_bridge.c (the ketw:ketw_event ftrace event), main.c
@@ -116,13 +117,45 @@ struct ketw_enablement {
 	u64 match_any;
 	u64 match_all;
 	const struct ketw_idset *filtered;
+	u32 ext_items;
+	u32 room;
 };
 
-/* A provider's enablements, replaced whole under ketw_mutex, read under RCU. */
+/*
+ * A provider's enablements, replaced whole under ketw_mutex, read under
+ * RCU; @ext_items: the union of theirs (0: no item to capture).
+ */
 struct ketw_enable_set {
 	struct rcu_head rcu;
 	unsigned int nr;
+	u32 ext_items;
 	struct ketw_enablement e[];
+};
+
+/**
+ * struct ketw_ext_src - what the logger knows of an event, for its items
+ * @prog_addr: the trace point's program address, or 0.
+ * @activity:  its activity id (KETW_ACTIVITY_ID_SIZE bytes), or NULL.
+ * @related:   the related activity id, or NULL.
+ */
+struct ketw_ext_src {
+	unsigned long prog_addr;
+	const u8 *activity;
+	const u8 *related;
+};
+
+/**
+ * struct ketw_ext_blob - the items captured for one event (ext.c)
+ * @blob: the items area (struct ketw_ext_header first).
+ * @len:  its bytes; 0 if no item could be captured.
+ * @mask: the types present, KETW_EXT_BIT()s.
+ * @sub:  scratch for a session's subset.
+ */
+struct ketw_ext_blob {
+	const void *blob;
+	u32 len;
+	u32 mask;
+	void *sub;
 };
 
 /**
@@ -132,6 +165,7 @@ struct ketw_enable_set {
  * @filter: what the session takes from it.
  * @idset:  @filter.filtered as a bitmap, or NULL if empty.
  * @user:   @guid names a user provider (KETW_ENABLE_USER).
+ * @ext_items: the extended data items its records carry.
  */
 struct ketw_session_enable {
 	u8 guid[KETW_GUID_SIZE];
@@ -139,6 +173,7 @@ struct ketw_session_enable {
 	struct ketw_filter filter;
 	struct ketw_idset *idset;
 	bool user;
+	u32 ext_items;
 };
 
 /* session.c */
@@ -155,6 +190,7 @@ void ketw_session_fill_attr(struct ketw_session *s,
 int ketw_session_set_attr(struct ketw_session *s,
 			  struct ketw_session_attr *attr);
 u32 ketw_default_max_data(u32 buffer_kb);
+u32 ketw_session_room(const struct ketw_session *s);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len);
 int ketw_session_read_begin(struct ketw_session *s);
@@ -228,13 +264,23 @@ int ketw_providers_for_each(int (*fn)(struct ketw_provider *prov, void *arg),
 			    void *arg);
 int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
-		     const void *data, size_t len, u16 flags);
+		     const void *data, size_t len, u16 flags,
+		     const struct ketw_ext_src *src);
 int ketw_write_gated(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags,
+		     const struct ketw_ext_src *src,
 		     bool (*gate)(void *arg, size_t len), void *arg);
 int ketw_provider_add(struct ketw_provider *prov, struct ketw_event_info *ei);
 struct ketw_enable_set *ketw_provider_del(struct ketw_provider *prov);
+
+/* ext.c */
+int ketw_ext_init(void);
+void ketw_ext_exit(void);
+void ketw_ext_capture(u32 mask, const struct ketw_ext_src *src,
+		      struct ketw_ext_blob *x);
+u32 ketw_ext_subset(const struct ketw_ext_blob *x, u32 want, const void **out);
+void ketw_modules_rundown(struct ketw_session *s);
 
 /* boot.c */
 int ketw_boot_sessions_start(void);
@@ -257,6 +303,9 @@ int ketw_clock_parse(const char *s);
 const char *ketw_state_name(u32 state);
 const char *ketw_sys_event_name(u32 id);
 const char *ketw_field_type_name(u32 type);
+int ketw_ext_items_parse(const char *s, u32 *mask);
+struct seq_file;
+void ketw_ext_items_show(struct seq_file *m, u32 mask);
 
 /* errlog.c */
 struct seq_file;
@@ -313,7 +362,8 @@ void ketw_user_provider_unregister(struct ketw_user_reg *reg);
 int ketw_user_mmap(struct ketw_user_reg *reg, struct vm_area_struct *vma);
 int ketw_user_write(struct ketw_user_reg *reg,
 		    const struct ketw_event_descriptor *desc,
-		    const void *data, size_t len);
+		    const void *data, size_t len,
+		    const struct ketw_ext_src *src);
 
 /* fs.c (fs_ctl.c, fs_trace.c: fs.h) */
 int ketwfs_init(void);

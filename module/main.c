@@ -24,9 +24,12 @@ static int __init ketw_init(void)
 	err = ketw_clock_init();
 	if (err)
 		goto out_wq;
-	err = ketw_dev_init();
+	err = ketw_ext_init();
 	if (err)
 		goto out_clock;
+	err = ketw_dev_init();
+	if (err)
+		goto out_ext;
 	err = ketwfs_init();
 	if (err)
 		goto out_dev;
@@ -42,6 +45,8 @@ out_fs:
 	ketwfs_exit();
 out_dev:
 	ketw_dev_exit();
+out_ext:
+	ketw_ext_exit();
 out_clock:
 	ketw_clock_exit();
 out_wq:
@@ -58,6 +63,7 @@ static void __exit ketw_exit(void)
 	ketw_sessions_destroy_all();
 	/* An auto-stop work may still be returning from its last put. */
 	destroy_workqueue(ketw_wq);
+	ketw_ext_exit();
 	ketw_clock_exit();
 }
 

@@ -5,6 +5,7 @@
  * parameter takes.
  */
 #include <linux/kernel.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 
 #include "ketw_internal.h"
@@ -17,6 +18,7 @@ static const char *const ketw_clocks[] = { KETW_CLOCK_WORDS(KETW_WORD) };
 static const char *const ketw_states[] = { KETW_STATE_WORDS(KETW_WORD) };
 static const char *const ketw_sys_events[] = { KETW_SYS_WORDS(KETW_WORD) };
 static const char *const ketw_field_types[] = { KETW_FIELD_WORDS(KETW_WORD) };
+static const char *const ketw_ext_types[] = { KETW_EXT_WORDS(KETW_WORD) };
 #undef KETW_WORD
 
 static const char *ketw_name_of(const char *const *names, size_t nr, u32 i)
@@ -111,4 +113,56 @@ const char *ketw_sys_event_name(u32 id)
 const char *ketw_field_type_name(u32 type)
 {
 	return ketw_name_of(ketw_field_types, ARRAY_SIZE(ketw_field_types), type);
+}
+
+/**
+ * ketw_ext_items_parse() - extended data items named in a list
+ * @s:    words of KETW_EXT_WORDS(), separated by commas ("stack,cputime"),
+ *        or "none".
+ * @mask: out: their KETW_EXT_BIT()s.
+ *
+ * Return: 0; -EINVAL for a word that names no item.
+ */
+int ketw_ext_items_parse(const char *s, u32 *mask)
+{
+	char word[16];
+	size_t n;
+	int t;
+
+	*mask = 0;
+	if (!strcmp(s, "none"))
+		return 0;
+	for (;;) {
+		n = strcspn(s, ",");
+		if (!n || n >= sizeof(word))
+			return -EINVAL;
+		memcpy(word, s, n);
+		word[n] = 0;
+		t = ketw_index_of(ketw_ext_types, ARRAY_SIZE(ketw_ext_types),
+				  word);
+		if (t < 0)
+			return -EINVAL;
+		*mask |= KETW_EXT_BIT(t);
+		if (!s[n])
+			return 0;
+		s += n + 1;
+	}
+}
+
+/**
+ * ketw_ext_items_show() - print " items=stack,cputime" for a mask
+ * @m:    where.
+ * @mask: KETW_EXT_BIT()s; nothing is printed for 0.
+ */
+void ketw_ext_items_show(struct seq_file *m, u32 mask)
+{
+	const char *sep = " items=";
+	u32 t;
+
+	for (t = 0; t < ARRAY_SIZE(ketw_ext_types); t++) {
+		if (!(mask & KETW_EXT_BIT(t)) || !ketw_ext_types[t])
+			continue;
+		seq_printf(m, "%s%s", sep, ketw_ext_types[t]);
+		sep = ",";
+	}
 }

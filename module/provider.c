@@ -52,6 +52,57 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 }
 
 /*
+ * Capture the items the sessions of @set that take @desc want, into @x;
+ * returns @x, or NULL if none wants any.
+ */
+static noinline struct ketw_ext_blob *
+ketw_ext_prepare(const struct ketw_enable_set *set,
+		 const struct ketw_event_descriptor *desc,
+		 const struct ketw_ext_src *src, struct ketw_ext_blob *x)
+{
+	const struct ketw_enablement *e, *end;
+	u32 want = 0;
+
+	for (e = set->e, end = e + set->nr; e < end; e++)
+		if (ketw_enable_match(e, desc))
+			want |= e->ext_items;
+	if (!want)
+		return NULL;
+	ketw_ext_capture(want, src, x);
+	return x->len ? x : NULL;
+}
+
+/*
+ * Store an event in one session: its items (those of @x it wants), and
+ * the payload cut to its max_data_size, and to what room the items leave
+ * in its largest record.
+ */
+static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
+					     const u8 *guid,
+					     const struct ketw_event_descriptor *desc,
+					     const void *data, size_t len,
+					     u16 flags,
+					     const struct ketw_ext_blob *x)
+{
+	const void *ext = NULL;
+	u32 ext_len = 0, cap = e->max_data;
+
+	if (unlikely(x)) {
+		ext_len = ketw_ext_subset(x, e->ext_items, &ext);
+		if (ext_len) {
+			flags |= KETW_RECORD_EXT;
+			cap = min(cap, e->room - ext_len);
+		}
+	}
+	if (unlikely(len > cap)) {
+		len = cap;
+		flags |= KETW_RECORD_TRUNCATED;
+	}
+	return ketw_ring_write(e->ring, guid, desc, ext, ext_len, data, len,
+			       flags);
+}
+
+/*
  * The write path. A @gate, if any, is asked once, and only when some
  * session takes the event after its filters (or the ftrace event is on):
  * if it refuses, nothing is logged and the result is -EAGAIN.
@@ -59,10 +110,11 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 static __always_inline int
 ketw_write_path(struct ketw_provider *prov,
 		const struct ketw_event_descriptor *desc, const void *data,
-		size_t len, u16 flags, bool (*gate)(void *arg, size_t len),
-		void *arg)
+		size_t len, u16 flags, const struct ketw_ext_src *src,
+		bool (*gate)(void *arg, size_t len), void *arg)
 {
 	const struct ketw_enablement *e = NULL, *end = NULL;
+	struct ketw_ext_blob xb, *x = NULL;
 	struct ketw_enable_set *set;
 	unsigned int ctx, outer;
 	bool nested, traced;
@@ -90,18 +142,16 @@ ketw_write_path(struct ketw_provider *prov,
 			goto out;
 		}
 	}
+	if (e < end && unlikely(set->ext_items) && !nested)
+		x = ketw_ext_prepare(set, desc, src, &xb);
 	for (; e < end; e++) {
 		if (!ketw_enable_match(e, desc))
 			continue;
 		if (unlikely(nested))
 			ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
-		else if (likely(len <= e->max_data))
-			stored += ketw_ring_write(e->ring, prov->guid, desc,
-						  data, len, flags);
 		else
-			stored += ketw_ring_write(e->ring, prov->guid, desc,
-						  data, e->max_data, flags |
-						  KETW_RECORD_TRUNCATED);
+			stored += ketw_enable_write(e, prov->guid, desc, data,
+						    len, flags, x);
 	}
 	if (traced)
 		trace_ketw_event(prov, desc, data, len, flags);
@@ -118,6 +168,7 @@ out:
  * @data:  the payload.
  * @len:   its length in bytes.
  * @flags: KETW_RECORD_* flags for the records.
+ * @src:   what the extended data items need from the caller.
  *
  * Context: any, NMI included; takes no lock.
  *
@@ -125,9 +176,10 @@ out:
  */
 int ketw_write_flags(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
-		     const void *data, size_t len, u16 flags)
+		     const void *data, size_t len, u16 flags,
+		     const struct ketw_ext_src *src)
 {
-	return ketw_write_path(prov, desc, data, len, flags, NULL, NULL);
+	return ketw_write_path(prov, desc, data, len, flags, src, NULL, NULL);
 }
 
 /**
@@ -137,6 +189,7 @@ int ketw_write_flags(struct ketw_provider *prov,
  * @data:  the payload.
  * @len:   its length in bytes.
  * @flags: KETW_RECORD_* flags for the records.
+ * @src:   what the extended data items need from the caller.
  * @gate:  called with @arg and @len, preemption off, only if some
  *         running session takes the event after its filters (level,
  *         keywords, event set) or the ftrace event ketw:ketw_event is
@@ -151,9 +204,10 @@ int ketw_write_flags(struct ketw_provider *prov,
 int ketw_write_gated(struct ketw_provider *prov,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, size_t len, u16 flags,
+		     const struct ketw_ext_src *src,
 		     bool (*gate)(void *arg, size_t len), void *arg)
 {
-	return ketw_write_path(prov, desc, data, len, flags, gate, arg);
+	return ketw_write_path(prov, desc, data, len, flags, src, gate, arg);
 }
 
 /**
@@ -172,9 +226,40 @@ int __ketw_write(struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len)
 {
-	return ketw_write_flags(prov, desc, data, len, 0);
+	struct ketw_ext_src src = { .prog_addr = _RET_IP_ };
+
+	return ketw_write_flags(prov, desc, data, len, 0, &src);
 }
 EXPORT_SYMBOL_GPL(__ketw_write);
+
+/**
+ * __ketw_write_activity() - log an event of an activity
+ * @prov:     a registered provider.
+ * @desc:     the event's descriptor.
+ * @activity: the activity's id, KETW_ACTIVITY_ID_SIZE bytes.
+ * @related:  the id of the activity that started it, or NULL.
+ * @data:     the payload.
+ * @len:      its length in bytes.
+ *
+ * Called by ketw_write_activity() once the provider's static branch is
+ * on. Context: any, NMI included; takes no lock.
+ *
+ * Return: the number of sessions that stored the event.
+ */
+int __ketw_write_activity(struct ketw_provider *prov,
+			  const struct ketw_event_descriptor *desc,
+			  const u8 *activity, const u8 *related,
+			  const void *data, size_t len)
+{
+	struct ketw_ext_src src = {
+		.prog_addr = _RET_IP_,
+		.activity = activity,
+		.related = related,
+	};
+
+	return ketw_write_flags(prov, desc, data, len, 0, &src);
+}
+EXPORT_SYMBOL_GPL(__ketw_write_activity);
 
 static bool ketw_is_user(const struct ketw_provider *prov)
 {
@@ -329,6 +414,18 @@ static bool ketw_session_filter(struct ketw_session *s,
 	return true;
 }
 
+/* The items session @s's records of @prov carry (0 if it does not take it). */
+static u32 ketw_session_items(struct ketw_session *s,
+			      const struct ketw_provider *prov)
+{
+	struct ketw_session_enable *se;
+
+	if (!s->explicit)
+		return s->attr.ext_items;
+	se = ketw_session_enable_find(s, NULL, NULL, false, prov);
+	return se ? se->ext_items : 0;
+}
+
 /**
  * ketw_session_enables_free() - free a session's enable entries
  * @s: a session in no provider's enable set any more.
@@ -423,18 +520,21 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries of 48 bytes: small
+		 * At most KETW_MAX_SESSIONS entries of 56 bytes: small
 		 * enough for __GFP_NOFAIL (order 0), so that stopping a
 		 * session cannot fail half way through its providers.
 		 */
 		new = kmalloc(struct_size(new, e, nr),
 			      GFP_KERNEL | __GFP_NOFAIL);
+		new->ext_items = 0;
 		for (i = 0; old && i < old->nr; i++)
 			if (old->e[i].session != drop)
 				new->e[n++] = old->e[i];
 		if (add)
 			new->e[n++] = *add;
 		new->nr = n;
+		for (i = 0; i < n; i++)
+			new->ext_items |= new->e[i].ext_items;
 		if (!n) {
 			kfree(new);
 			new = NULL;
@@ -471,6 +571,8 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 	e.match_any = f.match_any;
 	e.match_all = f.match_all;
 	e.filtered = se ? se->idset : NULL;
+	e.ext_items = ketw_session_items(s, prov);
+	e.room = ketw_session_room(s);
 	ketw_provider_update(prov, s, &e);
 }
 
@@ -731,6 +833,7 @@ static int ketw_session_enables_edit(struct ketw_session *s,
 	}
 	se->filter = req->filter;
 	se->filter.enabled = 1;
+	se->ext_items = req->ext_items;
 	s->explicit = true;
 	return 0;
 }
@@ -744,15 +847,16 @@ static int ketw_session_enables_edit(struct ketw_session *s,
  * Both check it; /dev/ketw checks it before it looks the session up, so
  * that a bad request is -EINVAL whether the session exists or not.
  *
- * Return: 0; -EINVAL for a level above 5, unknown flags or no provider
- * named.
+ * Return: 0; -EINVAL for a level above 5, unknown flags or items, a
+ * reserved word not zero, or no provider named.
  */
 int ketw_enable_check(const struct ketw_enable *req, bool enable)
 {
 	u32 flags = KETW_ENABLE_USER | (enable ? KETW_ENABLE_DISABLE : 0);
 
 	if (req->flags & ~flags ||
-	    (enable && req->filter.level > KETW_LEVEL_VERBOSE))
+	    (enable && req->filter.level > KETW_LEVEL_VERBOSE) ||
+	    (enable && req->ext_items & ~KETW_EXT_ALL) || req->reserved)
 		return -EINVAL;
 	return ketw_req_check(req->provider, req->guid);
 }
@@ -842,6 +946,7 @@ int ketw_session_get_filter(struct ketw_session *s, struct ketw_enable *req)
 	else if (prov)
 		memcpy(tmp.guid, prov->guid, KETW_GUID_SIZE);
 	ketw_session_filter(s, &tmp, &req->filter);
+	req->ext_items = req->filter.enabled ? ketw_session_items(s, &tmp) : 0;
 	mutex_unlock(&ketw_mutex);
 	return 0;
 }

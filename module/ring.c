@@ -376,9 +376,10 @@ static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 					   u32 cpu, u64 seq, u64 ts,
 					   const u8 *guid,
 					   const struct ketw_event_descriptor *desc,
+					   const void *ext, u32 ext_len,
 					   const void *data, u32 len, u32 flags)
 {
-	u32 size = KETW_EVENT_HEADER_SIZE + len;
+	u32 size = KETW_EVENT_HEADER_SIZE + ext_len + len;
 	bool in_thread = in_task();
 
 	/*
@@ -400,7 +401,9 @@ static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 	h->timestamp = ts;
 	h->keyword = desc->keyword;
 	memcpy(h->provider_guid, guid, KETW_GUID_SIZE);
-	rb_copy(h + 1, data, len);
+	if (unlikely(ext_len))
+		rb_copy(h + 1, ext, ext_len);
+	rb_copy((u8 *)(h + 1) + ext_len, data, len);
 
 	local_inc(&cb->meta->written);
 	if (unlikely(flags & KETW_RECORD_TRUNCATED))
@@ -774,16 +777,17 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 				   const u8 *guid,
 				   const struct ketw_event_descriptor *desc,
+				   const void *ext, u32 ext_len,
 				   const void *data, u32 len, u32 flags)
 {
 	struct ketw_ring_resv r;
 
 	if (!rb_reserve(ring, cb,
-			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len),
+			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len),
 			flags & KETW_RING_USE_RESERVE, &r))
 		return false;
 	rb_fill_commit(ring, cb, r.rec, r.cpu, r.sequence, r.timestamp, guid,
-		       desc, data, len, flags);
+		       desc, ext, ext_len, data, len, flags);
 	return true;
 }
 
@@ -792,11 +796,15 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
  * @ring:  the ring.
  * @guid:  the provider's GUID (KETW_GUID_SIZE bytes).
  * @desc:  the event's descriptor: type, level, version, id, keyword.
+ * @ext:   the extended data items area (struct ketw_ext_header first),
+ *         stored between the header and the payload; the caller sets
+ *         KETW_RECORD_EXT in @flags when there is one.
+ * @ext_len: its length, a multiple of 8; 0 for none.
  * @data:  the payload.
  * @len:   its length, already cut to what the session takes (the caller
  *         sets KETW_RECORD_TRUNCATED in @flags if it cut it); the record
- *         (header and payload) must be at most half the per-CPU size
- *         minus KETW_SYSTEM_RESERVE.
+ *         (header, items and payload) must be at most half the per-CPU
+ *         size minus KETW_SYSTEM_RESERVE.
  * @flags: KETW_RECORD_* flags for the header (low 16 bits), and
  *         KETW_RING_USE_RESERVE: UNTIL_FULL lets the record use the room
  *         it keeps for system events.
@@ -816,10 +824,11 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
  */
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
+		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags)
 {
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
-	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len);
+	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len);
 	u32 mask = cb->mask, pos, end, seq32;
 	unsigned long old;
 	u64 ts, seq, last;
@@ -855,10 +864,11 @@ bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
 		rb_loop_release(cb, end);
 	rb_fill_commit(ring, cb, cb->data + (pos & mask), smp_processor_id(),
-		       seq, ts, guid, desc, data, len, flags);
+		       seq, ts, guid, desc, ext, ext_len, data, len, flags);
 	return true;
 slow:
-	return rb_write_slow(ring, cb, guid, desc, data, len, flags);
+	return rb_write_slow(ring, cb, guid, desc, ext, ext_len, data, len,
+			     flags);
 }
 
 /**

@@ -61,6 +61,7 @@ void ketw_ring_free(struct ketw_ring *ring);
 /* write: preemption must be disabled */
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
+		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags);
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
 void ketw_ring_report_lost(struct ketw_ring *ring);

@@ -79,6 +79,24 @@ u32 ketw_default_max_data(u32 buffer_kb)
 		     max_span - KETW_EVENT_HEADER_SIZE);
 }
 
+/**
+ * ketw_session_room() - bytes for items and payload in @s's largest record
+ * @s: the session.
+ *
+ * Half a per-CPU buffer minus KETW_SYSTEM_RESERVE (the rule
+ * ketw_attr_normalise() applies to max_data_size), and what a record's
+ * __u16 size allows: items never get cut, so they take from this first.
+ *
+ * Return: bytes after the record header.
+ */
+u32 ketw_session_room(const struct ketw_session *s)
+{
+	u32 max_span = s->attr.buffer_kb * 1024 / 2 - KETW_SYSTEM_RESERVE;
+
+	return min_t(u32, max_span, KETW_EVENT_HEADER_SIZE +
+		     KETW_MAX_DATA_SIZE) - KETW_EVENT_HEADER_SIZE;
+}
+
 /*
  * Check the caller's attributes and replace zeros by defaults. The largest
  * record, with the OVERFLOW and RESUME records that may precede it, must
@@ -90,7 +108,7 @@ static int ketw_attr_normalise(struct ketw_session_attr *a)
 	u64 bytes;
 	u32 max_span;
 
-	if (a->flags & ~KETW_SESSION_FLAGS || a->reserved0 ||
+	if (a->flags & ~KETW_SESSION_FLAGS || a->ext_items & ~KETW_EXT_ALL ||
 	    !ketw_name_valid(a->name))
 		return -EINVAL;
 	if (!a->buffer_kb)
@@ -313,6 +331,7 @@ int ketw_session_set_attr(struct ketw_session *s,
 	       !ketw_attr_ring_differs(attr, &s->attr) &&
 	       attr->max_data_size == s->attr.max_data_size &&
 	       attr->level == s->attr.level &&
+	       attr->ext_items == s->attr.ext_items &&
 	       attr->match_any == s->attr.match_any &&
 	       attr->match_all == s->attr.match_all;
 	if (s->destroyed) {
@@ -519,7 +538,8 @@ void ketw_session_put(struct ketw_session *s)
 
 /*
  * ETW's DC_START rundown, ThreadX's object registry: every provider with
- * its event descriptors (ketw_providers_rundown()), then every thread
+ * its event descriptors (ketw_providers_rundown()), where code is loaded
+ * (MODULE, ketw_modules_rundown()), then every thread
  * (TASK), so that the trace decodes without this machine.
  * Context: ketw_mutex held.
  */
@@ -530,6 +550,7 @@ static void ketw_session_log_rundown(struct ketw_session *s)
 
 	lockdep_assert_held(&ketw_mutex);
 	ketw_providers_rundown(s);
+	ketw_modules_rundown(s);
 	rcu_read_lock();
 	for_each_process_thread(p, t) {
 		memset(&st, 0, sizeof(st));

@@ -498,6 +498,7 @@ void ketw_user_provider_unregister(struct ketw_user_reg *reg)
  * @desc: the event's descriptor.
  * @data: the payload, in kernel memory.
  * @len:  its length, at most KETW_MAX_DATA_SIZE.
+ * @src:  its program address and activity, for the items.
  *
  * An event no session takes (after each session's filters) costs nothing
  * and counts for nothing; one that some session takes, or the ftrace
@@ -509,7 +510,8 @@ void ketw_user_provider_unregister(struct ketw_user_reg *reg)
  */
 int ketw_user_write(struct ketw_user_reg *reg,
 		    const struct ketw_event_descriptor *desc,
-		    const void *data, size_t len)
+		    const void *data, size_t len,
+		    const struct ketw_ext_src *src)
 {
 	struct ketw_provider *prov = &reg->up->prov;
 
@@ -517,7 +519,7 @@ int ketw_user_write(struct ketw_user_reg *reg,
 		return 0;
 	if (!reg->user)
 		return ketw_write_flags(prov, desc, data, len,
-					KETW_RECORD_USER);
-	return ketw_write_gated(prov, desc, data, len, KETW_RECORD_USER,
+					KETW_RECORD_USER, src);
+	return ketw_write_gated(prov, desc, data, len, KETW_RECORD_USER, src,
 				ketw_user_take, reg->user);
 }

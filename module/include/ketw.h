@@ -139,6 +139,10 @@ void ketw_provider_unregister(struct ketw_provider *prov);
 int __ketw_write(struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len);
+int __ketw_write_activity(struct ketw_provider *prov,
+			  const struct ketw_event_descriptor *desc,
+			  const u8 *activity, const u8 *related,
+			  const void *data, size_t len);
 u64 ketw_clock_mono_ns(void);
 
 /**
@@ -166,7 +170,10 @@ static __always_inline bool ketw_enabled(struct ketw_provider *prov)
  *        bytes of it and flag the record KETW_RECORD_TRUNCATED.
  *
  * Safe in any context: task, softirq, hardirq and NMI. Never sleeps, takes
- * no lock and leaves interrupts enabled.
+ * no lock and leaves interrupts enabled. Sessions that enable extended
+ * data items for @prov store them with the event (uapi/linux/ketw.h,
+ * struct ketw_ext_header): the stack and program address of this call
+ * site, the thread's CPU time and pid namespace.
  *
  * Return: the number of sessions that stored the event (0 when none wants
  * it, or when every session that wanted it had to count it lost).
@@ -177,6 +184,38 @@ static __always_inline int ketw_write(struct ketw_provider *prov,
 {
 	if (ketw_enabled(prov))
 		return __ketw_write(prov, desc, data, len);
+	return 0;
+}
+
+/**
+ * ketw_write_activity() - log an event of one piece of work
+ * @prov:     a registered provider.
+ * @desc:     the event's descriptor.
+ * @activity: the activity's id, KETW_ACTIVITY_ID_SIZE bytes (ETW's
+ *            ActivityId): the same on every event of that piece of work,
+ *            whichever thread or CPU logs it.
+ * @related:  the id of the activity that started this one (ETW's
+ *            RelatedActivityId), or NULL; usually given on the new
+ *            activity's first event only.
+ * @data:     the payload.
+ * @len:      its length in bytes, as for ketw_write().
+ *
+ * As ketw_write(); sessions that enable the ACTIVITY item
+ * (KETW_EXT_BIT(KETW_EXT_ACTIVITY)) store both ids with the event, and
+ * ``ketw report --activity ID`` follows them. Safe in any context,
+ * NMI included.
+ *
+ * Return: the number of sessions that stored the event.
+ */
+static __always_inline int
+ketw_write_activity(struct ketw_provider *prov,
+		    const struct ketw_event_descriptor *desc,
+		    const u8 *activity, const u8 *related,
+		    const void *data, size_t len)
+{
+	if (ketw_enabled(prov))
+		return __ketw_write_activity(prov, desc, activity, related,
+					     data, len);
 	return 0;
 }
 

@@ -10,11 +10,17 @@
  * per-session write function logs a warn event from inside it, in the
  * same context: what ketw's recursion guard is for. "probe_hits" counts
  * the probe's calls.
+ *
+ * Writing N to "emit_irq" logs N tick events from a hard hrtimer, in
+ * hardirq context (sample_irq_timer()), and returns when they are done.
  */
+#include <linux/completion.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <ketw.h>
 
 #include "ketw_sample.h"
@@ -171,6 +177,61 @@ static int sample_read_only(const char *val, const struct kernel_param *kp)
 	return -EPERM;
 }
 
+/* emit_irq: one writer at a time, one timer shot per event. */
+static DEFINE_MUTEX(sample_irq_mutex);
+static struct hrtimer sample_irq_hrtimer;
+static u32 sample_irq_index;
+static DECLARE_COMPLETION(sample_irq_done);
+
+#define SAMPLE_IRQ_DELAY_NS	(100 * NSEC_PER_USEC)
+
+static noinline enum hrtimer_restart sample_irq_timer(struct hrtimer *t)
+{
+	sample_emit_one(READ_ONCE(sample_irq_index));
+	complete(&sample_irq_done);
+	return HRTIMER_NORESTART;
+}
+
+static int sample_irq_set(const char *val, const struct kernel_param *kp)
+{
+	long left = 1;
+	u32 n, i;
+	int err;
+
+	/* The timer is set up by sample_init(): not from a load's parameters. */
+	if (!READ_ONCE(sample_irq_hrtimer.function)) {
+		pr_err("ketw_sample: parameter emit_irq: not before the module is loaded\n");
+		return -EBUSY;
+	}
+	err = kstrtou32(val, 0, &n);
+	if (err)
+		return err;
+	if (n > 100000)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&sample_irq_mutex))
+		return -ERESTARTSYS;
+	for (i = 0; i < n && left > 0; i++) {
+		WRITE_ONCE(sample_irq_index, i);
+		reinit_completion(&sample_irq_done);
+		hrtimer_start(&sample_irq_hrtimer,
+			      ns_to_ktime(SAMPLE_IRQ_DELAY_NS),
+			      HRTIMER_MODE_REL_HARD);
+		left = wait_for_completion_interruptible_timeout(&sample_irq_done,
+								 10 * HZ);
+		hrtimer_cancel(&sample_irq_hrtimer);
+	}
+	mutex_unlock(&sample_irq_mutex);
+	if (left < 0)
+		return left;
+	return left ? 0 : -ETIMEDOUT;
+}
+
+static const struct kernel_param_ops sample_irq_ops = {
+	.set = sample_irq_set,
+};
+module_param_cb(emit_irq, &sample_irq_ops, NULL, 0200);
+MODULE_PARM_DESC(emit_irq, "write N: log N tick events from a hard hrtimer (hardirq context)");
+
 static int sample_counter_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "%lld\n", atomic64_read(kp->arg));
@@ -196,6 +257,9 @@ static int __init sample_init(void)
 	unsigned int i;
 	int err;
 
+	hrtimer_init(&sample_irq_hrtimer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_HARD);
+	sample_irq_hrtimer.function = sample_irq_timer;
 	err = ketw_provider_register(&sample_provider);
 	if (err)
 		return err;
@@ -207,6 +271,7 @@ static int __init sample_init(void)
 
 static void __exit sample_exit(void)
 {
+	hrtimer_cancel(&sample_irq_hrtimer);
 	ketw_provider_unregister(&sample_provider);
 }
 

@@ -126,6 +126,18 @@ keep scale512_all_best all_best
 param reps 5
 $KETW reset -s $SESSION || die "ketw reset"
 
+# Each extended data item alone on the bench provider, 64 B payloads,
+# against the same session without items (ketw_64 above). The writers
+# are kthreads: no user stack, and ketw_write() has no activity, so
+# ustack and activity cost only the check that finds nothing to add.
+ITEMS="stack ustack cputime progaddr pidns activity"
+for it in $ITEMS; do
+	session -p "ketw-bench:$it"
+	cmd write 64
+	keep "ketw_item_$it" ps
+	$KETW reset -s $SESSION || die "ketw reset"
+done
+
 # The same with the LOCAL clock (local_clock(), as cheap as ftrace's).
 session -C local
 for s in $SIZES; do
@@ -192,6 +204,10 @@ for s in $SIZES; do
 done
 row "  same, 64 B, before the first wrap" "$(fig ketw_fresh_64)" \
 	"$(fig ftrace_fresh_64)" 1000 - -
+for it in $ITEMS; do
+	row "  64 B write + item $it vs none" "$(fig "ketw_item_$it")" \
+		"$(fig ketw_64)" 1000 - -
+done
 row "clock read ns, MONO vs ftrace's" "$(fig clk_mono)" "$(fig clk_trace)" 1000 - -
 row "clock read ns, LOCAL vs ftrace's" "$(fig clk_local)" "$(fig clk_trace)" 1000 - -
 row "clock read ns, bare TSC vs ftrace's" "$(fig clk_cycles)" "$(fig clk_trace)" 1000 - -

@@ -2390,7 +2390,7 @@ TEST(limits)
 		C(max_data_size, KETW_MAX_DATA_SIZE, 1),
 		C(max_data_size, KETW_MAX_DATA_SIZE + 1, 0),
 		C(max_data_size, 0xffffffff, 0), C(flags, KETW_SESSION_FLAGS + 1, 0),
-		C(reserved0, 1, 0), C(state, 7, 1), C(nr_cpus, 0xffffffff, 1),
+		C(ext_items, 1, 0), C(ext_items, KETW_EXT_ALL, 1), C(state, 7, 1), C(nr_cpus, 0xffffffff, 1),
 #undef C
 	};
 	struct ketw_session_attr a;

@@ -24,6 +24,35 @@ static struct ketw_templates *tset;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Walk a record's items: each must lie inside the record, before its payload. */
+static uint64_t fuzz_items(const struct ketw_record *rec)
+{
+	const unsigned char *start = (const unsigned char *)rec->hdr;
+	struct ketw_ext_activity a;
+	struct ketw_ext_cpu_time t;
+	struct ketw_ext_iter it;
+	struct ketw_ext_view v;
+	uint64_t addrs[64], sum = 0;
+
+	if (ketw_record_items(rec, &it) <= 0)
+		return 0;
+	while (ketw_ext_next(&it, &v) > 0) {
+		const unsigned char *d = v.data;
+
+		if (d < start + KETW_EVENT_HEADER_SIZE ||
+		    d + v.size > rec->data)
+			abort();
+		if (v.size)
+			sum += d[0] + d[v.size - 1];
+	}
+	sum += ketw_record_addrs(rec, KETW_EXT_KSTACK, addrs, 64);
+	if (!ketw_record_cpu_time(rec, &t))
+		sum += t.runtime_ns;
+	if (!ketw_record_activity(rec, &a))
+		sum += a.activity[0];
+	return sum;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct ketw_template_buf buf;
@@ -65,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ketw_record_format(&rec, line, sizeof(line));
 			ketw_sys_payload_format(&rec, sys, sizeof(sys));
 			ketw_hexdump(sink, "  ", rec.data, rec.data_len);
+			sum += fuzz_items(&rec);
 			ketw_template_print(tset, &rec, ketw_input_swapped(in),
 					    "  ", &buf, sink);
 			if (pass)

@@ -80,6 +80,46 @@ static void record(unsigned int cpu, uint64_t seq, uint64_t ts,
 	nrecs[cpu] += span;
 }
 
+static size_t item(unsigned char *p, size_t off, uint16_t type,
+		   const void *d, uint16_t size)
+{
+	struct ketw_ext_item it = { .type = type, .size = size };
+
+	memcpy(p + off, &it, sizeof(it));
+	memcpy(p + off + sizeof(it), d, size);
+	return off + KETW_EXT_ITEM_SPAN((size_t)size);
+}
+
+/* An items area (every type, one unknown) followed by @len bytes. */
+static size_t items_area(unsigned char *p, const void *payload, size_t len)
+{
+	static const uint64_t stack[2] = { 0xffffffffc0000010ull,
+					   0xffffffff81000020ull };
+	static const uint64_t ustack[1] = { 0x401000 };
+	static const struct ketw_ext_cpu_time t = { 4000000, 8000000, 12345 };
+	static const uint64_t pa = 0xffffffffc0000010ull;
+	static const struct ketw_ext_pid_ns ns = { 1, 1, 4026532001ull };
+	static const struct ketw_ext_activity a = {
+		.activity = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+			      15, 16 },
+	};
+	struct ketw_ext_header eh = { .count = 7 };
+	size_t off = sizeof(eh);
+
+	memset(p, 0, 1024);
+	off = item(p, off, KETW_EXT_KSTACK, stack, sizeof(stack));
+	off = item(p, off, KETW_EXT_USTACK, ustack, sizeof(ustack));
+	off = item(p, off, KETW_EXT_CPU_TIME, &t, sizeof(t));
+	off = item(p, off, KETW_EXT_PROG_ADDR, &pa, sizeof(pa));
+	off = item(p, off, KETW_EXT_PID_NS, &ns, sizeof(ns));
+	off = item(p, off, KETW_EXT_ACTIVITY, &a, sizeof(a));
+	off = item(p, off, 40, "abc", 3);
+	eh.size = (uint16_t)off;
+	memcpy(p, &eh, sizeof(eh));
+	memcpy(p + off, payload, len);
+	return off + len;
+}
+
 static void info_init(struct ketw_output_info *info, unsigned int nr_cpus)
 {
 	memset(info, 0, sizeof(*info));
@@ -306,6 +346,12 @@ static void traces(void)
 		7, 0, 0, 0, 'a', 'b', 0, 1, 0x34, 0x12,
 	};
 	static const unsigned char p2[] = { 2, 0xfe, 0xff, 1, 0, 5, 0 };
+	struct ketw_sys_module mod = {
+		.name = "ketw_sample", .base = 0xffffffffc0000000ull,
+		.size = 0x4000,
+	};
+	static _Alignas(8) unsigned char area[1024];
+	size_t n;
 
 	/* basic: system events on two CPUs, a gap, stats */
 	record(0, 0, 100, KETW_RECORD_SYSTEM, KETW_SYS_START, &start,
@@ -352,6 +398,18 @@ static void traces(void)
 	write_trace("rundown.ketw", 1, false, true);
 
 	write_trace("empty.ketw", 1, false, false);
+
+	/* extended data items: every known type, an unknown one, a module */
+	record(0, 0, 10, KETW_RECORD_SYSTEM, KETW_SYS_PROVIDER, &prov,
+	       sizeof(prov));
+	record(0, 1, 11, KETW_RECORD_SYSTEM, KETW_SYS_EVENT_DESC, &ev,
+	       sizeof(ev));
+	record(0, 2, 12, KETW_RECORD_SYSTEM, KETW_SYS_MODULE, &mod,
+	       sizeof(mod));
+	n = items_area(area, p1, sizeof(p1));
+	record(0, 3, 20, KETW_RECORD_EXT, 1, area, n);
+	record(0, 4, 30, 0, 2, p2, sizeof(p2));
+	write_trace("items.ketw", 1, false, false);
 }
 
 /* ---- templates ---- */

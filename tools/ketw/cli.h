@@ -96,6 +96,7 @@ int cli_getopt_long(int argc, char **argv, const char *optstring,
 #define CLI_OPT_NO_RUNDOWN	0x102
 #define CLI_OPT_HEX		0x103
 #define CLI_OPT_ALL		0x104
+#define CLI_OPT_ITEMS		0x105
 
 /*
  * The command line of a command that takes "-s NAME" and nothing else:
@@ -263,6 +264,7 @@ void cli_json_escaped(FILE *f, const unsigned char *p, size_t max,
 #define CLI_START_OPTSTRING	"s:b:l:k:K:m:P:C:w:p:x:"
 #define CLI_START_LONGOPTS \
 	{ "no-rundown", no_argument, NULL, CLI_OPT_NO_RUNDOWN }, \
+	{ "items", required_argument, NULL, CLI_OPT_ITEMS }, \
 	{ "provider", required_argument, NULL, 'p' }, \
 	{ "filter-out", required_argument, NULL, 'x' }
 /* ---- enable.c: the -p and -x options of start, enable and disable ---- */
@@ -270,6 +272,7 @@ void cli_json_escaped(FILE *f, const unsigned char *p, size_t max,
 struct cli_enable_opt {
 	const char *arg;		/* the -p argument */
 	struct ketw_enable_spec spec;	/* completed by cli_enables_resolve() */
+	uint32_t ext_items;		/* extended data items (:ITEM,...) */
 	bool registered;		/* the provider is registered now */
 	struct ketw_provider_info info;	/* if so: what the registry says */
 	struct ketw_event_info *events;	/* and its events */
@@ -290,7 +293,7 @@ struct cli_enables {
 void cli_enables_init(struct cli_enables *e, const char *cmd, bool disable);
 void cli_enables_free(struct cli_enables *e);
 /*
- * A -p argument, PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]]: checked now
+ * A -p argument, PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]][:ITEM,...]: checked now
  * (syntax, a provider given twice, too many); returns 0 or 2 after a
  * usage error.
  */
@@ -327,6 +330,7 @@ struct cli_start {
 	const char *name;		/* -s */
 	struct cli_enables en;		/* -p, -x */
 	unsigned int level, policy, clock, flags;
+	uint32_t ext_items;		/* --items: the session's default */
 	uint64_t buffer_kb, max_data, any, all, watermark;
 	struct ketw_session_attr attr;	/* as created (cli_start_session) */
 };

@@ -4,7 +4,9 @@
  * across CPUs in timestamp order. Provider events are decoded field by
  * field with the layouts of the file's rundown (EVENT_DESC records) and
  * named after its PROVIDER records, or with the format templates of -t;
- * -X prints every payload in hex.
+ * -X prints every payload in hex. Extended data items follow a record's
+ * line, code addresses symbolised (report_items.c); --activity keeps the
+ * records of one activity and of those it started.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_items.h"
 #include "report_json.h"
 #include "template_report.h"
 
@@ -26,6 +29,13 @@ enum {
 	REPORT_OPT_FROM,
 	REPORT_OPT_TO,
 	REPORT_OPT_NO_SYSTEM,
+	REPORT_OPT_ACTIVITY,
+};
+
+/* The activities --activity follows: the one given, and those it started. */
+struct report_activities {
+	uint8_t (*ids)[KETW_ACTIVITY_ID_SIZE];
+	size_t nr, cap;
 };
 
 struct report_opts {
@@ -45,7 +55,68 @@ struct report_opts {
 	bool from_set, to_set;
 	uint64_t from, to;		/* ns of the trace clock */
 	bool no_system;
+	bool activity_set;
+	struct report_activities act;	/* --activity and what it started */
+	struct cli_syms *syms;		/* symbols for code addresses */
 };
+
+static bool report_activity_has(const struct report_activities *a,
+				const uint8_t *id)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr; i++)
+		if (!memcmp(a->ids[i], id, KETW_ACTIVITY_ID_SIZE))
+			return true;
+	return false;
+}
+
+static int report_activity_add(struct report_activities *a, const uint8_t *id)
+{
+	if (report_activity_has(a, id))
+		return 0;
+	if (a->nr == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		void *n = realloc(a->ids, cap * KETW_ACTIVITY_ID_SIZE);
+
+		if (!n)
+			return -ENOMEM;
+		a->ids = n;
+		a->cap = cap;
+	}
+	memcpy(a->ids[a->nr++], id, KETW_ACTIVITY_ID_SIZE);
+	return 1;
+}
+
+/*
+ * Follow related ids: an activity whose related id is one followed is
+ * followed too, whatever the order of their records. A pass per
+ * generation, until one adds nothing.
+ */
+static int report_activity_follow(struct ketw_input *in,
+				  struct report_activities *a)
+{
+	static const uint8_t zero[KETW_ACTIVITY_ID_SIZE];
+	struct ketw_ext_activity x;
+	struct ketw_record rec;
+	int added, err;
+
+	do {
+		added = 0;
+		while (ketw_input_next(in, &rec) > 0) {
+			if (ketw_record_activity(&rec, &x) ||
+			    !memcmp(x.related, zero, sizeof(zero)) ||
+			    !report_activity_has(a, x.related))
+				continue;
+			err = report_activity_add(a, x.activity);
+			if (err < 0)
+				return err;
+			added += err;
+		}
+		ketw_input_rewind(in);
+	} while (added);
+	return 0;
+}
 
 /*
  * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
@@ -100,6 +171,13 @@ static bool report_keep(const struct ketw_record *rec,
 		return false;
 	if (o->to_set && h->timestamp > o->to)
 		return false;
+	if (o->activity_set) {
+		struct ketw_ext_activity x;
+
+		if (ketw_record_activity(rec, &x) ||
+		    !report_activity_has(&o->act, x.activity))
+			return false;
+	}
 	if (sys)
 		return !o->no_system;
 	if (o->pid_set && h->process_id != o->pid)
@@ -124,6 +202,8 @@ struct report_rundown {
 	uint64_t providers;
 	uint64_t events;
 	uint64_t tasks;
+	uint64_t modules;
+	struct cli_syms *syms;
 };
 
 /* First pass: the registry from the rundown, and what it holds. */
@@ -133,8 +213,10 @@ static int report_scan(struct ketw_input *in, struct report_rundown *rd)
 	int err;
 
 	rd->reg = ketw_registry_new();
-	if (!rd->reg)
+	rd->syms = cli_syms_new();
+	if (!rd->reg || !rd->syms)
 		return -ENOMEM;
+	cli_syms_check_kernel(rd->syms, ketw_input_header(in));
 	while (ketw_input_next(in, &rec) > 0) {
 		if (!ketw_record_is_rundown(&rec))
 			continue;
@@ -145,6 +227,12 @@ static int report_scan(struct ketw_input *in, struct report_rundown *rd)
 		case KETW_SYS_EVENT_DESC:
 			rd->events++;
 			break;
+		case KETW_SYS_MODULE:
+			rd->modules++;
+			err = cli_syms_add_record(rd->syms, &rec);
+			if (err < 0)
+				return err;
+			continue;
 		default:
 			rd->tasks++;
 			break;
@@ -195,6 +283,9 @@ static void report_summary(const char *path, const struct ketw_input *in,
 		       " (payloads decoded by their layouts)");
 	else
 		printf("rundown:  none (payloads in hex)\n");
+	if (rd->modules)
+		printf("modules:  %llu (code addresses placed by them)\n",
+		       (unsigned long long)rd->modules);
 	if (ketw_input_skipped_sections(in))
 		printf("note:     %u sections of unknown type skipped\n",
 		       ketw_input_skipped_sections(in));
@@ -251,6 +342,7 @@ static int report_record_hex(const struct ketw_record *rec,
 
 	ketw_record_format(rec, line, sizeof(line));
 	printf("  %s\n", line);
+	cli_report_items_text(rec, o->syms, stdout);
 	if (ketw_sys_payload_format(rec, sys, sizeof(sys)) > 0)
 		printf("    %s: %s\n",
 		       cli_or(ketw_sys_event_name(rec->hdr->event_id), "?"),
@@ -303,6 +395,7 @@ static int report_record(const struct ketw_record *rec,
 	}
 	ketw_record_format_named(rec, reg, line, sizeof(line));
 	printf("  %s\n", line);
+	cli_report_items_text(rec, o->syms, stdout);
 	if (rec->hdr->flags & KETW_RECORD_SYSTEM) {
 		if (ketw_sys_payload_format_named(rec, reg, sys,
 						  sizeof(sys)) > 0) {
@@ -340,7 +433,7 @@ static int report_records(struct ketw_input *in,
 			if (!o->rundown && ketw_record_is_rundown(&rec))
 				continue;
 			cli_report_json_record(&rec, reg, swapped,
-					       o->payload);
+					       o->payload, o->syms);
 			if (ferror(stdout))
 				return -EIO;
 			continue;
@@ -366,6 +459,7 @@ int cmd_report(int argc, char **argv)
 		{ "from", required_argument, NULL, REPORT_OPT_FROM },
 		{ "to", required_argument, NULL, REPORT_OPT_TO },
 		{ "no-system", no_argument, NULL, REPORT_OPT_NO_SYSTEM },
+		{ "activity", required_argument, NULL, REPORT_OPT_ACTIVITY },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
@@ -452,6 +546,18 @@ int cmd_report(int argc, char **argv)
 		case REPORT_OPT_NO_SYSTEM:
 			o.no_system = true;
 			break;
+		case REPORT_OPT_ACTIVITY: {
+			uint8_t id[KETW_ACTIVITY_ID_SIZE];
+
+			if (ketw_guid_parse(optarg, id) || ketw_guid_is_zero(id))
+				return cli_usage_error(argv[0],
+					"--activity: '%s' is not an activity id (8-4-4-4-12 hex digits, not all zero)",
+					optarg);
+			if (report_activity_add(&o.act, id) < 0)
+				return cli_error("out of memory");
+			o.activity_set = true;
+			break;
+		}
 		default:
 			return ret;
 		}
@@ -470,11 +576,14 @@ int cmd_report(int argc, char **argv)
 		return cli_error("cannot read %s: %s", path, err_msg);
 	}
 	err = report_scan(in, &rd);
+	if (!err && o.activity_set)
+		err = report_activity_follow(in, &o.act);
 	if (err) {
 		ret = cli_error("cannot read the rundown of %s: %s", path,
 				strerror(-err));
 		goto out;
 	}
+	o.syms = rd.syms;
 	if (!o.hex && !o.json)
 		cli_template_report_bind(in);
 	if (o.json) {
@@ -496,6 +605,8 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	ketw_registry_free(rd.reg);
+	cli_syms_free(rd.syms);
+	free(o.act.ids);
 	ketw_input_close(in);
 	if (fflush(stdout))
 		ret = cli_error("writing the report failed: %s",

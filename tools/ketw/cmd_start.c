@@ -34,6 +34,12 @@ int cli_start_option(struct cli_start *s, int c, const char *arg)
 	case CLI_OPT_NO_RUNDOWN:
 		s->flags |= KETW_SESSION_NO_RUNDOWN;
 		return 0;
+	case CLI_OPT_ITEMS:
+		if (ketw_ext_items_parse(arg, &s->ext_items))
+			return cli_usage_error(cmd,
+				"--items: '%s' is not a list of stack, ustack, cputime, progaddr, pidns, activity",
+				arg);
+		return 0;
 	case 's':
 		s->name = arg;
 		return cli_check_session_name(cmd, arg);
@@ -94,6 +100,7 @@ int cli_start_session(struct cli_start *s, int fd)
 	attr->flags = s->flags;
 	attr->buffer_kb = s->buffer_kb;
 	attr->level = s->level;
+	attr->ext_items = s->ext_items;
 	attr->match_any = s->any;
 	attr->match_all = s->all;
 	attr->max_data_size = s->max_data;

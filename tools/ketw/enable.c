@@ -49,7 +49,8 @@ int cli_enables_add(struct cli_enables *e, const char *arg)
 			KETW_MAX_ENABLES);
 	o = &e->v[e->nr];
 	memset(o, 0, sizeof(*o));
-	if (ketw_parse_enable(arg, &o->spec, err, sizeof(err)))
+	if (ketw_parse_enable_items(arg, &o->spec, &o->ext_items, err,
+				    sizeof(err)))
 		return cli_usage_error(e->cmd, "-p: %s", err);
 	if (e->disable && (strchr(arg, ':')))
 		return cli_usage_error(e->cmd,
@@ -286,9 +287,10 @@ int cli_enables_apply(struct cli_enables *e, int fd, const char *session)
 				err = ketw_session_disable(fd, session, &alt);
 			}
 		} else
-			err = ketw_session_enable(fd, session,
-						  &o->spec.provider,
-						  &o->spec.filter);
+			err = ketw_session_enable_items(fd, session,
+							&o->spec.provider,
+							&o->spec.filter,
+							o->ext_items);
 		if (err)
 			return cli_enable_error(e, fd, session, o, err);
 	}
@@ -367,9 +369,14 @@ void cli_enables_print(const struct cli_enables *e, int fd,
 			f = o->spec.filter;
 			f.enabled = 1;
 		}
-		printf("  provider %s: %s%s\n", p,
+		printf("  provider %s: %s%s", p,
 		       cli_filter_text(&f, text, sizeof(text)),
 		       o->registered ? "" : " (not registered now)");
+		if (o->ext_items)
+			printf(" items=%s", ketw_ext_items_format(o->ext_items,
+								  text,
+								  sizeof(text)));
+		printf("\n");
 		cli_print_events_taken(&f, o->events, o->nr_events);
 	}
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "report_items.h"
 #include "report_json.h"
 
 /* One field's value: numbers, strings, GUIDs, hex strings; null if missing. */
@@ -58,7 +59,7 @@ static void json_field(struct cli_json *j, const struct ketw_field_info *fi,
 
 void cli_report_json_record(const struct ketw_record *rec,
 			    const struct ketw_registry *reg, bool swapped,
-			    bool payload)
+			    bool payload, struct cli_syms *syms)
 {
 	const struct ketw_event_header *h = rec->hdr;
 	bool sys = h->flags & KETW_RECORD_SYSTEM;
@@ -123,6 +124,7 @@ void cli_report_json_record(const struct ketw_record *rec,
 	cli_json_bool(&j, sys);
 	cli_json_key(&j, "truncated");
 	cli_json_bool(&j, h->flags & KETW_RECORD_TRUNCATED);
+	cli_report_items_json(&j, rec, syms);
 	cli_json_key(&j, "len");
 	cli_json_u64(&j, rec->data_len);
 	if (ev && payload) {

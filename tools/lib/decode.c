@@ -222,6 +222,8 @@ static int ketw_rundown_line(const struct ketw_record *rec,
 	struct ketw_sys_provider p;
 	struct ketw_event_info ev;
 	struct ketw_sys_task task;
+	struct ketw_sys_module mod;
+	char mname[KETW_MODULE_NAME_MAX + 1];
 	const char *pname;
 
 	ketw_fmt(&f, "cpu=%u ts=%llu.%09llu seq=%llu %s", rec->cpu,
@@ -264,6 +266,15 @@ static int ketw_rundown_line(const struct ketw_record *rec,
 		ketw_fmt(&f, " pid=%u tid=%u comm=%s", task.process_id,
 			 task.thread_id,
 			 ketw_fixed(task.comm, sizeof(task.comm), name));
+		return f.n;
+	case KETW_SYS_MODULE:
+		if (rec->data_len < sizeof(mod))
+			break;
+		memcpy(&mod, rec->data, sizeof(mod));
+		ketw_fmt(&f, " module=%s base=0x%llx size=0x%llx",
+			 ketw_fixed(mod.name, sizeof(mod.name), mname),
+			 (unsigned long long)mod.base,
+			 (unsigned long long)mod.size);
 		return f.n;
 	}
 	/* Too short to decode: say so. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libketw: the -p and -x arguments of ketw (PROVIDER[:LEVEL[:KEYWORDS]],
+ * libketw: the -p and -x arguments of ketw
+ * (PROVIDER[:LEVEL[:KEYWORDS]][:ITEM,...],
  * PROVIDER:ID[,ID...]) parsed into enable requests and event sets.
  */
 #include <ctype.h>
@@ -69,14 +70,35 @@ static int ketw_parse_mask(const char *s, const char *what, __u64 *out,
 int ketw_parse_enable(const char *s, struct ketw_enable_spec *spec,
 		      char *err, size_t errlen)
 {
-	char *copy, *prov, *level, *kw, *all, *extra;
+	return ketw_parse_enable_items(s, spec, NULL, err, errlen);
+}
+
+int ketw_parse_enable_items(const char *s, struct ketw_enable_spec *spec,
+			    uint32_t *items, char *err, size_t errlen)
+{
+	char *copy, *prov, *level, *kw, *all, *extra, *last;
+	uint32_t mask;
 	int ret = 0;
 
 	memset(spec, 0, sizeof(*spec));
+	if (items)
+		*items = 0;
 	copy = strdup(s);
 	if (!copy) {
 		ketw_parse_fail(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	/* A last field of item words is the extended data items. */
+	last = strrchr(copy, ':');
+	if (last && !ketw_ext_items_parse(last + 1, &mask)) {
+		if (!items) {
+			ret = ketw_parse_fail(err, errlen,
+				"extended data items ('%s') are not taken here",
+				last + 1);
+			goto out;
+		}
+		*items = mask;
+		*last = '\0';
 	}
 	prov = copy;
 	level = strchr(prov, ':');
@@ -92,7 +114,7 @@ int ketw_parse_enable(const char *s, struct ketw_enable_spec *spec,
 	}
 	if (extra) {
 		ret = ketw_parse_fail(err, errlen,
-			"too many ':' in '%s' (PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]])",
+			"too many ':' in '%s' (PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]][:ITEM,...])",
 			s);
 		goto out;
 	}

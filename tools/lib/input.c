@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libketw.h"
+#include "internal.h"
 
 /* A run of records of one CPU: one KETW_SECTION_CPU_RECORDS body. */
 struct ketw_cursor {
@@ -217,8 +217,17 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 	struct ketw_sys_overflow ovf;
 	struct ketw_sys_resume res;
 	struct ketw_sys_error error;
+	struct ketw_sys_module mod;
 
 	switch (h->event_id) {
+	case KETW_SYS_MODULE:
+		if (len < sizeof(mod))
+			return;
+		memcpy(&mod, data, sizeof(mod));
+		mod.base = bswap_64(mod.base);
+		mod.size = bswap_64(mod.size);
+		memcpy(data, &mod, sizeof(mod));
+		break;
 	case KETW_SYS_START:
 		if (len < sizeof(start))
 			return;
@@ -286,7 +295,10 @@ static void ketw_swap_records(unsigned char *p, size_t len, size_t hdr_size)
 			if (h->size < hdr_size)
 				return;
 			ketw_swap_record_rest(h);
-			if (h->flags & KETW_RECORD_SYSTEM)
+			if (h->flags & KETW_RECORD_EXT)
+				ketw_ext_swap((unsigned char *)h + hdr_size,
+					      h->size - hdr_size);
+			else if (h->flags & KETW_RECORD_SYSTEM)
 				ketw_swap_sys_payload(h, hdr_size);
 		}
 		off += span;

@@ -45,6 +45,15 @@ const char *ketw_fixed(const char *s, size_t size, char *tmp);
 int ketw_record_format_as(const struct ketw_record *rec, const char *provider,
 			  const char *event, char *buf, size_t len);
 
+/*
+ * ext.c: point @rec->data and @rec->data_len (@rec->hdr set, its size at
+ * least @hdr_size) at the payload, after the items area if the record
+ * has one; -EBADMSG if that area is malformed.
+ */
+int ketw_record_set_payload(struct ketw_record *rec, size_t hdr_size);
+/* ext.c: swap the items area at @p (from a file of the other byte order). */
+int ketw_ext_swap(unsigned char *p, size_t avail);
+
 #pragma GCC visibility pop
 
 #endif /* _KETW_LIB_INTERNAL_H */

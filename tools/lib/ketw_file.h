@@ -12,8 +12,8 @@
  * Every field is written in the byte order of the machine that wrote the
  * file. The magic is written as a native __u32: a reader that sees it
  * byte-swapped swaps every field it knows (file header, section headers,
- * record headers, statistics). Payloads of records are provider data and
- * are never swapped.
+ * record headers, extended data items, statistics). Payloads of records
+ * are provider data and are never swapped.
  *
  * Extending the format:
  * - version_minor grows for compatible additions: a longer header (new
@@ -32,7 +32,12 @@
 
 #define KETW_FILE_MAGIC		0x4B455457	/* "KETW" as a native __u32 */
 #define KETW_FILE_VERSION_MAJOR	1
-#define KETW_FILE_VERSION_MINOR	0
+/*
+ * Minor versions: 0, the first; 1, records may carry extended data items
+ * (KETW_RECORD_EXT, uapi/linux/ketw.h) and the rundown MODULE records.
+ * A reader of 0 shows an items area as part of the payload.
+ */
+#define KETW_FILE_VERSION_MINOR	1
 #define KETW_FILE_ALIGN		8		/* sections start 8-aligned */
 #define KETW_FILE_HOST_LEN	72
 #define KETW_FILE_MACHINE_LEN	32

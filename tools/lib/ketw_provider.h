@@ -200,10 +200,19 @@ static inline bool ketw_event_enabled(const struct ketw_provider *prov,
 	       (keyword & __atomic_load_n(&pg->keyword_any, __ATOMIC_RELAXED));
 }
 
-/* The system call ketw_write() makes once the event is enabled. */
+/*
+ * The system call ketw_write() makes once the event is enabled. The
+ * record's program address (the PROG_ADDR item) is where it returns to.
+ */
 int __ketw_write(const struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len);
+/* The same for ketw_write_activity(). */
+int __ketw_write_activity(const struct ketw_provider *prov,
+			  const struct ketw_event_descriptor *desc,
+			  const uint8_t activity[KETW_ACTIVITY_ID_SIZE],
+			  const uint8_t *related,
+			  const void *data, size_t len);
 
 /*
  * Log an event of @prov described by @desc (it need not be one of
@@ -221,6 +230,25 @@ static inline int ketw_write(const struct ketw_provider *prov,
 {
 	if (ketw_event_enabled(prov, desc->level, desc->keyword))
 		return __ketw_write(prov, desc, data, len);
+	return 0;
+}
+
+/*
+ * Log an event of one piece of work (ETW's EventWriteTransfer): as
+ * ketw_write(), with @activity, the work's id (KETW_ACTIVITY_ID_SIZE
+ * bytes, not all zero), and @related, the id of the activity that
+ * started it or NULL. Sessions that enable the ACTIVITY item store both;
+ * 'ketw report --activity ID' follows them across threads.
+ */
+static inline int ketw_write_activity(const struct ketw_provider *prov,
+				      const struct ketw_event_descriptor *desc,
+				      const uint8_t activity[KETW_ACTIVITY_ID_SIZE],
+				      const uint8_t *related,
+				      const void *data, size_t len)
+{
+	if (ketw_event_enabled(prov, desc->level, desc->keyword))
+		return __ketw_write_activity(prov, desc, activity, related,
+					     data, len);
 	return 0;
 }
 

@@ -184,6 +184,15 @@ bool ketw_provider_ref_names(const struct ketw_provider_ref *ref,
 int ketw_session_enable(int fd, const char *session,
 			const struct ketw_provider_ref *p,
 			const struct ketw_filter *filter);
+/* The same with extended data items, KETW_EXT_BIT()s (struct ketw_enable). */
+int ketw_session_enable_items(int fd, const char *session,
+			      const struct ketw_provider_ref *p,
+			      const struct ketw_filter *filter,
+			      uint32_t ext_items);
+/* The items @session's records of @p carry: 0, or -errno. */
+int ketw_session_get_items(int fd, const char *session,
+			   const struct ketw_provider_ref *p,
+			   uint32_t *ext_items);
 /* Remove @p from the session's enables; -ENOENT if it had none for it. */
 int ketw_session_disable(int fd, const char *session,
 			 const struct ketw_provider_ref *p);
@@ -250,6 +259,60 @@ void ketw_record_iter_init(struct ketw_record_iter *it, const void *buf,
  * malformed or truncated (the iterator then stays there).
  */
 int ketw_record_iter_next(struct ketw_record_iter *it, struct ketw_record *rec);
+
+/* ---- extended data items ------------------------------------------ */
+
+/*
+ * A record flagged KETW_RECORD_EXT carries typed items between its header
+ * and its payload (uapi/linux/ketw.h, struct ketw_ext_header); @data and
+ * @data_len of struct ketw_record are the payload alone. The iterators
+ * check the items area of every record they return (-EBADMSG if it is
+ * malformed): its size, a multiple of 8 within the record, holds exactly
+ * its count of items.
+ */
+struct ketw_ext_iter {
+	const unsigned char *area;	/* the items area, NULL: none */
+	size_t size;			/* its bytes */
+	size_t off;			/* of the next item */
+	unsigned int left;		/* items not yet returned */
+};
+
+struct ketw_ext_view {
+	unsigned int type;		/* KETW_EXT_*, perhaps one not known */
+	size_t size;			/* bytes of data */
+	const void *data;		/* the item's data (8-aligned in the record) */
+};
+
+/* Start walking @rec's items: 1 if it has some, 0 if none, -EBADMSG. */
+int ketw_record_items(const struct ketw_record *rec, struct ketw_ext_iter *it);
+/* The next item: 1 and *@v filled, 0 at the end, -EBADMSG. */
+int ketw_ext_next(struct ketw_ext_iter *it, struct ketw_ext_view *v);
+/* The data of @rec's item of @type (its size in *@size), or NULL. */
+const void *ketw_record_item(const struct ketw_record *rec, unsigned int type,
+			     size_t *size);
+/* Typed copies of the fixed items: 0, or -ENOENT if absent or short. */
+int ketw_record_cpu_time(const struct ketw_record *rec,
+			 struct ketw_ext_cpu_time *t);
+int ketw_record_pid_ns(const struct ketw_record *rec,
+		       struct ketw_ext_pid_ns *ns);
+int ketw_record_activity(const struct ketw_record *rec,
+			 struct ketw_ext_activity *a);
+/*
+ * The addresses of a KSTACK, USTACK or PROG_ADDR item, at most @max into
+ * @addrs; returns how many (0 if absent).
+ */
+unsigned int ketw_record_addrs(const struct ketw_record *rec,
+			       unsigned int type, uint64_t *addrs,
+			       unsigned int max);
+/* "stack", "cputime"...: KETW_EXT_WORDS(); NULL if unknown. */
+const char *ketw_ext_type_name(unsigned int type);
+/*
+ * "stack,cputime,..." (or "none") as a mask of KETW_EXT_BIT()s: 0, or
+ * -EINVAL for a word that names no item.
+ */
+int ketw_ext_items_parse(const char *s, uint32_t *mask);
+/* A mask as "stack,cputime", "none" for 0; unknown bits as "0x..". */
+char *ketw_ext_items_format(uint32_t mask, char *buf, size_t len);
 
 /* ---- draining a session ------------------------------------------ */
 
@@ -645,6 +708,14 @@ struct ketw_enable_spec {
  */
 int ketw_parse_enable(const char *s, struct ketw_enable_spec *spec,
 		      char *err, size_t errlen);
+/*
+ * The same, with a last field of extended data items taken too:
+ * PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]][:ITEM,...], ITEM a word of
+ * KETW_EXT_WORDS() ("stack,cputime"), their mask into *@items (0 if
+ * none). ketw_parse_enable() refuses such a field.
+ */
+int ketw_parse_enable_items(const char *s, struct ketw_enable_spec *spec,
+			    uint32_t *items, char *err, size_t errlen);
 
 /* Find the id of @p's event called @name: 0, -ENOENT, or another error. */
 typedef int (*ketw_event_lookup_fn)(const struct ketw_provider_ref *p,

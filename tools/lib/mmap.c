@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "libketw.h"
+#include "internal.h"
 
 /* The largest span a record can have: size is a __u16. */
 #define KETW_MMAP_COPY_SIZE	KETW_RECORD_SPAN(0xffffu)
@@ -311,8 +311,11 @@ static int ketw_mmap_run(struct ketw_mmap *m, struct ketw_mmap_sink *s)
 			s->used += span;
 		} else {
 			rec.hdr = (const void *)h;
-			rec.data = h + KETW_EVENT_HEADER_SIZE;
-			rec.data_len = size - KETW_EVENT_HEADER_SIZE;
+			if (ketw_record_set_payload(&rec,
+						    KETW_EVENT_HEADER_SIZE)) {
+				ret = -EBADMSG;
+				break;
+			}
 			rec.span = span;
 			rec.cpu = m->cpu;
 			ret = s->fn(&rec, s->ctx);

@@ -26,6 +26,7 @@ static const char *const ketw_field_names[] = { KETW_FIELD_WORDS(KETW_WORD) };
 static const char *const ketw_policy_names[] = { KETW_POLICY_WORDS(KETW_WORD) };
 static const char *const ketw_clock_names[] = { KETW_CLOCK_WORDS(KETW_WORD) };
 static const char *const ketw_state_names[] = { KETW_STATE_WORDS(KETW_WORD) };
+static const char *const ketw_ext_names[] = { KETW_EXT_WORDS(KETW_WORD) };
 #undef KETW_WORD
 
 static const char *ketw_name_of(const char *const *names, size_t n,
@@ -72,6 +73,58 @@ const char *ketw_state_name(unsigned int state)
 {
 	return ketw_name_of(ketw_state_names, ARRAY_SIZE(ketw_state_names),
 			    state);
+}
+
+const char *ketw_ext_type_name(unsigned int type)
+{
+	return ketw_name_of(ketw_ext_names, ARRAY_SIZE(ketw_ext_names), type);
+}
+
+int ketw_ext_items_parse(const char *s, uint32_t *mask)
+{
+	unsigned int t;
+	size_t n;
+
+	*mask = 0;
+	if (!strcmp(s, "none"))
+		return 0;
+	for (;;) {
+		n = strcspn(s, ",");
+		for (t = 0; t < ARRAY_SIZE(ketw_ext_names); t++)
+			if (ketw_ext_names[t] && strlen(ketw_ext_names[t]) == n &&
+			    !strncmp(ketw_ext_names[t], s, n))
+				break;
+		if (!n || t == ARRAY_SIZE(ketw_ext_names))
+			return -EINVAL;
+		*mask |= KETW_EXT_BIT(t);
+		if (!s[n])
+			return 0;
+		s += n + 1;
+	}
+}
+
+char *ketw_ext_items_format(uint32_t mask, char *buf, size_t len)
+{
+	struct ketw_fmt f = { buf, len, 0 };
+	const char *sep = "";
+	unsigned int t;
+
+	if (len)
+		buf[0] = 0;
+	if (!mask) {
+		ketw_fmt(&f, "none");
+		return buf;
+	}
+	for (t = 0; t < 32; t++) {
+		if (!(mask & (1u << t)))
+			continue;
+		if (ketw_ext_type_name(t))
+			ketw_fmt(&f, "%s%s", sep, ketw_ext_type_name(t));
+		else
+			ketw_fmt(&f, "%s0x%x", sep, 1u << t);
+		sep = ",";
+	}
+	return buf;
 }
 
 const char *ketw_errno_name(int err)

@@ -34,6 +34,14 @@ int ketw_session_enable(int fd, const char *session,
 			const struct ketw_provider_ref *p,
 			const struct ketw_filter *filter)
 {
+	return ketw_session_enable_items(fd, session, p, filter, 0);
+}
+
+int ketw_session_enable_items(int fd, const char *session,
+			      const struct ketw_provider_ref *p,
+			      const struct ketw_filter *filter,
+			      uint32_t ext_items)
+{
 	struct ketw_enable req;
 	int err;
 
@@ -44,7 +52,24 @@ int ketw_session_enable(int fd, const char *session,
 		return -EINVAL;
 	req.filter = *filter;
 	req.filter.enabled = 0;		/* ignored by the kernel */
+	req.ext_items = ext_items;
 	return ketw_ioctl(fd, KETW_IOC_ENABLE, &req);
+}
+
+int ketw_session_get_items(int fd, const char *session,
+			   const struct ketw_provider_ref *p,
+			   uint32_t *ext_items)
+{
+	struct ketw_enable req;
+	int err;
+
+	err = ketw_enable_req(&req, session, p);
+	if (err)
+		return err;
+	err = ketw_ioctl(fd, KETW_IOC_GET_FILTER, &req);
+	if (!err)
+		*ext_items = req.ext_items;
+	return err;
 }
 
 int ketw_session_disable(int fd, const char *session,

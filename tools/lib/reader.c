@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "libketw.h"
+#include "internal.h"
 
 /* Larger than any record (size is a __u16): see KETW_MAX_DATA_SIZE. */
 #define KETW_READ_BUF_SIZE	(1024 * 1024)
@@ -52,8 +52,8 @@ int ketw_record_iter_next(struct ketw_record_iter *it, struct ketw_record *rec)
 		if (h->size < it->hdr_size || span > rem)
 			return -EBADMSG;
 		rec->hdr = h;
-		rec->data = it->buf + it->off + it->hdr_size;
-		rec->data_len = h->size - it->hdr_size;
+		if (ketw_record_set_payload(rec, it->hdr_size))
+			return -EBADMSG;
 		rec->span = span;
 		rec->cpu = h->cpu;
 		it->off += span;

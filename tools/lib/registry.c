@@ -192,7 +192,8 @@ bool ketw_record_is_rundown(const struct ketw_record *rec)
 	return (h->flags & KETW_RECORD_SYSTEM) &&
 	       (h->event_id == KETW_SYS_PROVIDER ||
 		h->event_id == KETW_SYS_EVENT_DESC ||
-		h->event_id == KETW_SYS_TASK);
+		h->event_id == KETW_SYS_TASK ||
+		h->event_id == KETW_SYS_MODULE);
 }
 
 int ketw_registry_add_record(struct ketw_registry *reg,

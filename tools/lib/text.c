@@ -19,6 +19,7 @@ char *ketw_flags_format(unsigned int flags, char *buf, size_t len)
 		{ KETW_RECORD_TRUNCATED, "TRUNCATED" },
 		{ KETW_RECORD_PADDING,	 "PADDING" },
 		{ KETW_RECORD_USER,	 "USER" },
+		{ KETW_RECORD_EXT,	 "EXT" },
 	};
 	size_t i, n = 0;
 	int w;
@@ -119,6 +120,8 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec,
 	struct ketw_sys_provider prov;
 	struct ketw_event_info ev;
 	struct ketw_sys_task task;
+	struct ketw_sys_module mod;
+	char mname[KETW_MODULE_NAME_MAX + 1];
 	unsigned int i;
 
 	if (len)
@@ -176,6 +179,15 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec,
 		ketw_fmt(&f, "task pid=%u tid=%u comm=%s", task.process_id,
 			 task.thread_id,
 			 ketw_fixed(task.comm, sizeof(task.comm), name));
+		break;
+	case KETW_SYS_MODULE:
+		if (rec->data_len < sizeof(mod))
+			return 0;
+		memcpy(&mod, rec->data, sizeof(mod));
+		ketw_fmt(&f, "module %s base=0x%llx size=0x%llx",
+			 ketw_fixed(mod.name, sizeof(mod.name), mname),
+			 (unsigned long long)mod.base,
+			 (unsigned long long)mod.size);
 		break;
 	default:
 		return 0;

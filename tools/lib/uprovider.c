@@ -194,9 +194,15 @@ void ketw_provider_unregister(struct ketw_provider *prov)
 	prov->fd = -1;
 }
 
-int __ketw_write(const struct ketw_provider *prov,
-		 const struct ketw_event_descriptor *desc,
-		 const void *data, size_t len)
+/*
+ * The USER_WRITE request, with the program address of the call site and
+ * an activity (both VER1 fields). A kernel that knows only VER0 refuses
+ * them with E2BIG: the event then goes without them.
+ */
+static int ketw_user_write(const struct ketw_provider *prov,
+			   const struct ketw_event_descriptor *desc,
+			   const void *data, size_t len, void *prog_addr,
+			   const uint8_t *activity, const uint8_t *related)
 {
 	struct ketw_user_event ue;
 	int ret;
@@ -205,6 +211,11 @@ int __ketw_write(const struct ketw_provider *prov,
 		return -EINVAL;
 	memset(&ue, 0, sizeof(ue));
 	ue.size = sizeof(ue);
+	ue.prog_addr = (uintptr_t)prog_addr;
+	if (activity)
+		memcpy(ue.activity, activity, sizeof(ue.activity));
+	if (activity && related)
+		memcpy(ue.related, related, sizeof(ue.related));
 	ue.id = desc->id;
 	ue.type = desc->type;
 	ue.level = desc->level;
@@ -213,5 +224,31 @@ int __ketw_write(const struct ketw_provider *prov,
 	ue.data = (uintptr_t)data;
 	ue.len = len;
 	ret = ioctl(prov->fd, KETW_IOC_USER_WRITE, &ue);
+	if (ret < 0 && errno == E2BIG) {
+		ue.size = KETW_USER_EVENT_SIZE_VER0;
+		ret = ioctl(prov->fd, KETW_IOC_USER_WRITE, &ue);
+	}
 	return ret < 0 ? -errno : ret;
+}
+
+/* The program address is where the caller goes back to: its trace point. */
+__attribute__((noinline))
+int __ketw_write(const struct ketw_provider *prov,
+		 const struct ketw_event_descriptor *desc,
+		 const void *data, size_t len)
+{
+	return ketw_user_write(prov, desc, data, len,
+			       __builtin_return_address(0), NULL, NULL);
+}
+
+__attribute__((noinline))
+int __ketw_write_activity(const struct ketw_provider *prov,
+			  const struct ketw_event_descriptor *desc,
+			  const uint8_t activity[KETW_ACTIVITY_ID_SIZE],
+			  const uint8_t *related,
+			  const void *data, size_t len)
+{
+	return ketw_user_write(prov, desc, data, len,
+			       __builtin_return_address(0), activity,
+			       related);
 }

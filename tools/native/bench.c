@@ -173,7 +173,7 @@ static void run(enum impl im, u32 len, unsigned int n)
 	switch (im) {
 	case KETW:
 		for (i = 0; i < n; i++)
-			ketw_ring_write(kring, guid, &desc, payload, len, 0);
+			ketw_ring_write(kring, guid, &desc, NULL, 0, payload, len, 0);
 		break;
 	case SPIN:
 		for (i = 0; i < n; i++)

@@ -243,7 +243,7 @@ static void run_op(enum op op)
 		pl[0] = ++op_counter;
 		pl[1] = ~pl[0];
 		write_calls++;
-		stored += ketw_ring_write(ring, guid, &desc, pl, sizeof(pl), 0);
+		stored += ketw_ring_write(ring, guid, &desc, NULL, 0, pl, sizeof(pl), 0);
 		break;
 	case OP_LOSE:
 		loses++;

@@ -306,7 +306,7 @@ static void emit(int ctx)
 	for (k = 0; k < p.ev.fill; k++)
 		p.fill[k] = ev_fill_byte(key, k);
 	p.ev.csum = ev_csum(&p.ev, p.fill);
-	if (ketw_ring_write(ring, stress_guid, &stress_desc[ctx], &p,
+	if (ketw_ring_write(ring, stress_guid, &stress_desc[ctx], NULL, 0, &p,
 			    sizeof(p.ev) + p.ev.fill, flags)) {
 		w->stored[ctx]++;
 		w->stored_hash[ctx] += mix64(n);

@@ -307,7 +307,7 @@ TEST(parse_enable_errors)
 		{ "p:3:18446744073709551616", "out of range" },
 		{ "p:3:/", "no keyword mask in 'p:3:/'" },
 		{ "p:3:1:2",
-		  "too many ':' in 'p:3:1:2' (PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]])" },
+		  "too many ':' in 'p:3:1:2' (PROVIDER[:LEVEL[:KEYWORDS[/ALLMASK]]][:ITEM,...])" },
 	};
 	struct ketw_enable_spec sp;
 	char err[256];

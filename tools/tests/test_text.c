@@ -71,8 +71,10 @@ TEST(flags_format)
 		  "TRUNCATED");
 	CHECK_STR(ketw_flags_format(KETW_RECORD_SYSTEM | KETW_RECORD_USER,
 				    buf, sizeof(buf)), "SYSTEM|USER");
-	CHECK_STR(ketw_flags_format(KETW_RECORD_TRUNCATED | 0x100, buf,
-				    sizeof(buf)), "TRUNCATED|0x100");
+	CHECK_STR(ketw_flags_format(KETW_RECORD_TRUNCATED | 0x200, buf,
+				    sizeof(buf)), "TRUNCATED|0x200");
+	CHECK_STR(ketw_flags_format(KETW_RECORD_USER | KETW_RECORD_EXT, buf,
+				    sizeof(buf)), "USER|EXT");
 	CHECK_STR(ketw_flags_format(0x8000, buf, sizeof(buf)), "0x8000");
 	/* A short buffer is cut, never overrun. */
 	memset(buf, 'x', sizeof(buf));

@@ -23,12 +23,14 @@
  * Event record header.
  *
  * Every record in a per-CPU buffer starts with this header, followed by
- * (size - KETW_EVENT_HEADER_SIZE) bytes of payload. Records start on
+ * (size - KETW_EVENT_HEADER_SIZE) bytes: the payload, preceded by an area
+ * of extended data items when @flags has KETW_RECORD_EXT (see struct
+ * ketw_ext_header). Records start on
  * KETW_RECORD_ALIGN boundaries: the next record begins at
  * KETW_RECORD_SPAN(size) bytes after this one.
  *
- * @size:          header plus payload in bytes (ETW's Size). Never more than
- *                 KETW_EVENT_HEADER_SIZE + the session's max_data_size.
+ * @size:          header, items and payload in bytes (ETW's Size). The
+ *                 payload is never more than the session's max_data_size.
  * @type:          event type (ETW Class.Type): KETW_TYPE_*.
  * @level:         event level (ETW Class.Level): KETW_LEVEL_*.
  * @version:       version of the event's payload layout (ETW Class.Version).
@@ -82,6 +84,135 @@ struct ketw_event_header {
 #define KETW_RECORD_TRUNCATED	_BITUL(1)  /* payload cut (POSIX TRUNCATED_RECORD) */
 #define KETW_RECORD_PADDING	_BITUL(2)  /* filler up to the end of the data area */
 #define KETW_RECORD_USER	_BITUL(3)  /* logged by a user-space provider */
+#define KETW_RECORD_EXT		_BITUL(8)  /* extended data items precede the payload */
+
+/*
+ * Extended data items (ETW's EVENT_HEADER_EXTENDED_DATA_ITEM), in records
+ * flagged KETW_RECORD_EXT: right after the record header comes an items
+ * area, a struct ketw_ext_header and @count items, then the payload. Each
+ * item is a struct ketw_ext_item and @size bytes of data, padded with
+ * zeros to a multiple of 8. The payload is the record's last
+ * (size - KETW_EVENT_HEADER_SIZE - ext.size) bytes. A reader skips items
+ * of a type it does not know: it has their size.
+ *
+ * Items are opt-in, per session and per enabled provider (ETW's
+ * EnableProperty): struct ketw_enable's @ext_items, and for providers a
+ * session takes without an ENABLE, struct ketw_session_attr's
+ * @ext_items; both are masks of KETW_EXT_BIT(type). The kernel logs the
+ * items it can in the event's context: those marked "task" below are
+ * left out of events logged in interrupt context (softirq, hardirq,
+ * NMI). Items are never cut: a session's max_data_size bounds the
+ * payload alone. Only when items and payload together would make a
+ * record larger than the session allows (half a per-CPU buffer minus
+ * KETW_SYSTEM_RESERVE, and 0xfff8 bytes) is the payload cut to fit and
+ * the record flagged KETW_RECORD_TRUNCATED.
+ *
+ * Kernel addresses in items (stacks, program addresses) are as they are
+ * in the running kernel: only CAP_SYS_ADMIN reads sessions.
+ *
+ * @size:     bytes of the whole area, this header included; a multiple
+ *            of 8, at most KETW_EXT_MAX_SIZE.
+ * @count:    items that follow.
+ * @reserved: 0.
+ */
+struct ketw_ext_header {
+	__u16 size;
+	__u16 count;
+	__u32 reserved;
+};
+
+/**
+ * struct ketw_ext_item - the header of one extended data item
+ * @type:     KETW_EXT_*.
+ * @size:     bytes of data that follow (the padding to 8 not included).
+ * @reserved: 0.
+ */
+struct ketw_ext_item {
+	__u16 type;
+	__u16 size;
+	__u32 reserved;
+};
+
+/*
+ * Item types. Items come in increasing order of type, each at most once.
+ *
+ * KSTACK     __u64 return addresses of the kernel stack where the event
+ *            was logged, innermost first, at most KETW_EXT_STACK_MAX;
+ *            ketw's own frames are left out, so the first is in the
+ *            provider's function that called ketw_write().
+ * USTACK     (task) __u64 user-space return addresses of the logging task,
+ *            innermost first (the first is where it entered the kernel),
+ *            at most KETW_EXT_STACK_MAX; walked through frame pointers.
+ * CPU_TIME   (task) struct ketw_ext_cpu_time.
+ * PROG_ADDR  __u64, the trace point's program address (POSIX
+ *            posix_prog_address): for kernel providers the return address
+ *            into the function that called ketw_write(); for user
+ *            providers struct ketw_user_event's @prog_addr (left out if 0).
+ * PID_NS     (task) struct ketw_ext_pid_ns.
+ * ACTIVITY   struct ketw_ext_activity, only on events logged with an
+ *            activity id (ketw_write_activity(), struct ketw_user_event).
+ */
+#define KETW_EXT_KSTACK		1
+#define KETW_EXT_USTACK		2
+#define KETW_EXT_CPU_TIME	3
+#define KETW_EXT_PROG_ADDR	4
+#define KETW_EXT_PID_NS		5
+#define KETW_EXT_ACTIVITY	6
+#define KETW_EXT_MAX_TYPE	KETW_EXT_ACTIVITY
+
+#define KETW_EXT_BIT(type)	_BITUL(type)
+#define KETW_EXT_ALL		(_BITUL(KETW_EXT_MAX_TYPE + 1) - 2)
+#define KETW_EXT_STACK_MAX	32
+
+/**
+ * struct ketw_ext_cpu_time - the logging thread's CPU time (ETW's
+ * KernelTime and UserTime): the difference between two events of one
+ * thread is the CPU it used between them.
+ * @kernel_ns:  time spent in the kernel (stime), sampled by the tick.
+ * @user_ns:    time spent in user space (utime), sampled by the tick.
+ * @runtime_ns: time on a CPU (the scheduler's sum_exec_runtime), exact at
+ *              the last tick or context switch.
+ */
+struct ketw_ext_cpu_time {
+	__u64 kernel_ns;
+	__u64 user_ns;
+	__u64 runtime_ns;
+};
+
+/**
+ * struct ketw_ext_pid_ns - the logging task as its own pid namespace sees
+ * it (LTTng's vpid, vtid and pid_ns contexts)
+ * @vpid:        its process id (tgid) there.
+ * @vtid:        its thread id there.
+ * @pid_ns_inum: the namespace's inode number (as /proc/PID/ns/pid shows).
+ */
+struct ketw_ext_pid_ns {
+	__u32 vpid;
+	__u32 vtid;
+	__u64 pid_ns_inum;
+};
+
+#define KETW_ACTIVITY_ID_SIZE	16
+
+/**
+ * struct ketw_ext_activity - the event's activity (ETW's ActivityId and
+ * RelatedActivityId): one piece of work followed across threads and CPUs
+ * @activity: the activity the event belongs to.
+ * @related:  the activity that started it, or all zero.
+ */
+struct ketw_ext_activity {
+	__u8 activity[KETW_ACTIVITY_ID_SIZE];
+	__u8 related[KETW_ACTIVITY_ID_SIZE];
+};
+
+/* The largest items area: every item, stacks full. */
+#define KETW_EXT_ITEM_SPAN(size)	(8 + (((size) + 7) & ~7))
+#define KETW_EXT_MAX_SIZE					\
+	(8 + 2 * KETW_EXT_ITEM_SPAN(8 * KETW_EXT_STACK_MAX) +	\
+	 KETW_EXT_ITEM_SPAN(sizeof(struct ketw_ext_cpu_time)) +	\
+	 KETW_EXT_ITEM_SPAN(8) +				\
+	 KETW_EXT_ITEM_SPAN(sizeof(struct ketw_ext_pid_ns)) +	\
+	 KETW_EXT_ITEM_SPAN(sizeof(struct ketw_ext_activity)))
 
 /* Event types (ETW EVENT_TRACE_TYPE_*); providers define their own from 10. */
 #define KETW_TYPE_INFO		0
@@ -116,6 +247,7 @@ struct ketw_event_header {
 #define KETW_SYS_PROVIDER	16 /* payload: struct ketw_sys_provider */
 #define KETW_SYS_EVENT_DESC	17 /* payload: struct ketw_event_info */
 #define KETW_SYS_TASK		18 /* payload: struct ketw_sys_task */
+#define KETW_SYS_MODULE		19 /* payload: struct ketw_sys_module */
 
 /* The all-zero GUID stamped on system events. */
 #define KETW_SYSTEM_PROVIDER_NAME "ketw"
@@ -200,6 +332,24 @@ struct ketw_sys_task {
 	__u32 process_id;
 	__u32 thread_id;
 	char  comm[KETW_TASK_COMM_LEN];
+};
+
+/**
+ * struct ketw_sys_module - where code is loaded, for decoders of addresses
+ * @name: "vmlinux", or a module's name; NUL-terminated.
+ * @base: the start of its core text (vmlinux: of the range the kernel
+ *        image may lie in).
+ * @size: bytes of it.
+ *
+ * The rundown lists vmlinux and every loaded module, so that addresses in
+ * stack and program address items can be shown as module+offset from the
+ * trace alone (and symbolised with the module's symbols).
+ */
+#define KETW_MODULE_NAME_MAX	56
+struct ketw_sys_module {
+	char  name[KETW_MODULE_NAME_MAX];
+	__u64 base;
+	__u64 size;
 };
 
 /* Payload field types, for struct ketw_field_info. */
@@ -332,6 +482,10 @@ struct ketw_list {
  * @provider: the provider's name, or "" to name it by @guid.
  * @guid:     the provider's GUID when @provider is "".
  * @filter:   level, keywords and event set (@filter.enabled is ignored).
+ * @ext_items: VER1: the extended data items the session's records of the
+ *            provider carry, a mask of KETW_EXT_BIT(KETW_EXT_*); unknown
+ *            bits are EINVAL. GET_FILTER returns it.
+ * @reserved: 0.
  *
  * A session that never enabled a provider takes every provider with its
  * own default filter (struct ketw_session_attr). From its first ENABLE on,
@@ -347,9 +501,12 @@ struct ketw_enable {
 	char  provider[KETW_NAME_MAX];
 	__u8  guid[KETW_GUID_SIZE];
 	struct ketw_filter filter;
+	__u32 ext_items;
+	__u32 reserved;
 };
 
 #define KETW_ENABLE_SIZE_VER0	240
+#define KETW_ENABLE_SIZE_VER1	248
 
 #define KETW_MAX_ENABLES	64	/* providers enabled in one session */
 
@@ -480,9 +637,15 @@ struct ketw_user_enable_page {
  *            sessions keep up to their max_data_size and flag the rest
  *            KETW_RECORD_TRUNCATED.
  * @reserved: 0.
+ * @prog_addr: VER1: the trace point's program address (the PROG_ADDR
+ *            item), or 0.
+ * @activity: VER1: the event's activity id (the ACTIVITY item), or all
+ *            zero for none.
+ * @related:  VER1: the activity that started @activity, or all zero.
  *
  * The record's thread and process ids are the caller's (in the initial
- * pid namespace), set by the kernel. The ioctl returns the number of
+ * pid namespace), set by the kernel, as are the items that describe it
+ * (stacks, CPU time, pid namespace). The ioctl returns the number of
  * sessions that stored it. A file opened without CAP_SYS_ADMIN is held
  * to its user id's event and byte rates (module parameters
  * user_max_events, user_max_bytes): an event past them is EAGAIN and
@@ -501,9 +664,13 @@ struct ketw_user_event {
 	__u64 data;
 	__u32 len;
 	__u32 reserved1;
+	__u64 prog_addr;
+	__u8  activity[KETW_ACTIVITY_ID_SIZE];
+	__u8  related[KETW_ACTIVITY_ID_SIZE];
 };
 
 #define KETW_USER_EVENT_SIZE_VER0	40
+#define KETW_USER_EVENT_SIZE_VER1	80
 
 /*
  * /dev/ketw_user: a second node, mode 0666, that takes only the user
@@ -555,7 +722,9 @@ struct ketw_user_event {
  * @clock:         KETW_CLOCK_*, 0 = default.
  * @level:         default filter for every provider: highest level taken,
  *                 KETW_LEVEL_ALL (0) takes all.
- * @reserved0:     must be 0.
+ * @ext_items:     extended data items of the records of the providers the
+ *                 session takes without an ENABLE (struct ketw_enable's
+ *                 @ext_items for those it enables); unknown bits EINVAL.
  * @match_any:     keyword mask: an event is taken if it has any of these
  *                 bits (0 = any event).
  * @match_all:     keyword mask: and all of these bits (0 = no condition).
@@ -578,7 +747,7 @@ struct ketw_session_attr {
 	__u32 max_data_size;
 	__u32 clock;
 	__u32 level;
-	__u32 reserved0;
+	__u32 ext_items;
 	__u64 match_any;
 	__u64 match_all;
 	__u64 creation_time;
@@ -917,7 +1086,8 @@ struct ketw_meta_page {
 	FN(KETW_SYS_ERROR,		"ERROR")	\
 	FN(KETW_SYS_PROVIDER,		"PROVIDER")	\
 	FN(KETW_SYS_EVENT_DESC,		"EVENT_DESC")	\
-	FN(KETW_SYS_TASK,		"TASK")
+	FN(KETW_SYS_TASK,		"TASK")		\
+	FN(KETW_SYS_MODULE,		"MODULE")
 
 #define KETW_FIELD_WORDS(FN)				\
 	FN(KETW_FIELD_U8,		"u8")		\
@@ -948,6 +1118,15 @@ struct ketw_meta_page {
 	FN(KETW_STATE_CREATED,		"created")	\
 	FN(KETW_STATE_RUNNING,		"running")	\
 	FN(KETW_STATE_SUSPENDED,	"suspended")
+
+/* Extended data item types, as ketwfs and ketw's -p PROV:...,ITEM take them. */
+#define KETW_EXT_WORDS(FN)				\
+	FN(KETW_EXT_KSTACK,		"stack")	\
+	FN(KETW_EXT_USTACK,		"ustack")	\
+	FN(KETW_EXT_CPU_TIME,		"cputime")	\
+	FN(KETW_EXT_PROG_ADDR,		"progaddr")	\
+	FN(KETW_EXT_PID_NS,		"pidns")	\
+	FN(KETW_EXT_ACTIVITY,		"activity")
 
 #define KETW_IOC_MAGIC	0xE7
 

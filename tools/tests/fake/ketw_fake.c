@@ -572,7 +572,7 @@ static int fake_create(struct fake_session *ss, int fd,
 	if (fake_env("KETW_FAKE_CREATE_ERRNO", 0))
 		return -(int)fake_env("KETW_FAKE_CREATE_ERRNO", 0);
 	if (a->size < KETW_SESSION_ATTR_SIZE_VER0 || !a->name[0] ||
-	    a->flags & ~KETW_SESSION_FLAGS || a->reserved0)
+	    a->flags & ~KETW_SESSION_FLAGS || (a->ext_items & ~KETW_EXT_ALL))
 		return -EINVAL;
 	if (!a->buffer_kb)
 		a->buffer_kb = KETW_BUFFER_KB_DEFAULT;
