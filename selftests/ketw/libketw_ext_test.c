@@ -522,8 +522,13 @@ TEST_F(ext, cpu_time_across_a_spin)
 	       (unsigned long long)(it[1].cpu.user_ns - it[0].cpu.user_ns));
 	EXPECT_GT(12000000ll, llabs((long long)(run - spun)));
 	EXPECT_GT(40000000ll, llabs((long long)(ticks - spun)));
-	EXPECT_LT(spun - 40000000ull,
-		  it[1].cpu.user_ns - it[0].cpu.user_ns);
+	/*
+	 * The spin is user code: most of the sampled time is user time.
+	 * Which tick lands in the kernel is chance (a debug kernel's
+	 * interrupts are slow), so this is a share, not a bound on the
+	 * user time alone.
+	 */
+	EXPECT_LT(ticks * 3 / 4, it[1].cpu.user_ns - it[0].cpu.user_ns);
 }
 
 /*
