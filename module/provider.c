@@ -18,6 +18,10 @@
 
 static LIST_HEAD(ketw_providers);
 
+/* An enable set of every session stays within a page (__GFP_NOFAIL). */
+static_assert(sizeof(struct ketw_enable_set) +
+	      KETW_MAX_SESSIONS * sizeof(struct ketw_enablement) <= PAGE_SIZE);
+
 /* The ketw_event ftrace event has a probe (ketw_trace_reg()); ketw_mutex. */
 static bool ketw_bridge_on;
 
@@ -49,6 +53,34 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 	if (e->match_any && !(d->keyword & e->match_any))
 		return false;
 	return (d->keyword & e->match_all) == e->match_all;
+}
+
+/*
+ * A session with triggers on @prov: store the event, then let its
+ * triggers see it with its record's number. Out of line, so that the
+ * loop of ketw_write_flags() costs a session without triggers a test of
+ * a pointer it has in cache.
+ */
+static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
+					 struct ketw_provider *prov,
+					 const struct ketw_event_descriptor *desc,
+					 const void *data, size_t len,
+					 u16 flags)
+{
+	u32 wflags = flags;
+	size_t wlen = len;
+	u64 seq;
+
+	if (wlen > e->max_data) {
+		wlen = e->max_data;
+		wflags |= KETW_RECORD_TRUNCATED;
+	}
+	if (!ketw_ring_write_seq(e->ring, prov->guid, desc, data, wlen,
+				 wflags, &seq))
+		return false;
+	ketw_triggers_fire(e->session, e->triggers, prov, desc, data, len,
+			   seq);
+	return true;
 }
 
 /**
@@ -87,6 +119,9 @@ int ketw_write_flags(struct ketw_provider *prov,
 				continue;
 			if (unlikely(nested))
 				ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
+			else if (unlikely(e->triggers))
+				stored += ketw_write_triggers(e, prov, desc,
+							      data, len, flags);
 			else if (likely(len <= e->max_data))
 				stored += ketw_ring_write(e->ring, prov->guid,
 							  desc, data, len,
@@ -190,6 +225,67 @@ struct ketw_provider *ketw_provider_find(const char *name, const u8 *guid,
 		if (ketw_provider_is(prov, name, guid, user))
 			return prov;
 	return NULL;
+}
+
+/**
+ * ketw_provider_trigger_target() - what a trigger request watches
+ * @req:   a request ketw_trigger_check() passed.
+ * @guid:  out: the provider's GUID.
+ * @user:  out: of a user provider.
+ * @name:  out: the provider's name if it is registered, else "".
+ * @field: out: with KETW_TRIGGER_FIELD, the field of @req's event the
+ *         provider declared under that name (valid under ketw_mutex).
+ *
+ * A provider named by name, or one whose field is looked up, must be
+ * registered; one named by GUID alone need not be.
+ * Context: ketw_mutex held.
+ *
+ * Return: 0; -ENOENT for no such provider, event or field; -EINVAL for a
+ * field that is not an integer.
+ */
+int ketw_provider_trigger_target(const struct ketw_trigger *req,
+				 u8 *guid, bool *user, char *name,
+				 const struct ketw_field **field)
+{
+	const struct ketw_event_descriptor *d = NULL;
+	const struct ketw_field *f;
+	struct ketw_provider *prov;
+	u32 i;
+
+	lockdep_assert_held(&ketw_mutex);
+	prov = ketw_provider_find(req->provider, req->guid,
+				  req->flags & KETW_TRIGGER_USER);
+	*field = NULL;
+	name[0] = 0;
+	if (!prov) {
+		if (req->provider[0] || (req->flags & KETW_TRIGGER_FIELD))
+			return -ENOENT;
+		memcpy(guid, req->guid, KETW_GUID_SIZE);
+		*user = req->flags & KETW_TRIGGER_USER;
+		return 0;
+	}
+	memcpy(guid, prov->guid, KETW_GUID_SIZE);
+	*user = ketw_is_user(prov);
+	strscpy(name, prov->name, KETW_NAME_MAX);
+	if (!(req->flags & KETW_TRIGGER_FIELD))
+		return 0;
+	for (i = 0; prov->events && i < prov->nr_events; i++)
+		if (prov->events[i].id == req->event_id)
+			d = &prov->events[i];
+	if (!d)
+		return -ENOENT;
+	for (i = 0; d->fields && i < d->nr_fields; i++) {
+		f = &d->fields[i];
+		if (!f->name ||
+		    strncmp(f->name, req->field, KETW_FIELD_NAME_MAX))
+			continue;
+		if (!ketw_trig_field_width(f->type) ||
+		    f->size != ketw_trig_field_width(f->type))
+			return -EINVAL;
+		*field = f;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /**
@@ -374,7 +470,7 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries of 48 bytes: small
+		 * At most KETW_MAX_SESSIONS entries of 56 bytes: small
 		 * enough for __GFP_NOFAIL (order 0), so that stopping a
 		 * session cannot fail half way through its providers.
 		 */
@@ -401,6 +497,22 @@ static void ketw_provider_update(struct ketw_provider *prov,
 		kfree_rcu(old, rcu);
 }
 
+/* @s's triggers if one of them watches @prov, else NULL. */
+static const struct ketw_trig_set *
+ketw_session_triggers_for(struct ketw_session *s,
+			  const struct ketw_provider *prov)
+{
+	const struct ketw_trig_set *set;
+	unsigned int i;
+
+	set = rcu_dereference_protected(s->triggers,
+					lockdep_is_held(&ketw_mutex));
+	for (i = 0; set && i < set->nr; i++)
+		if (ketw_trig_names(set->t[i], prov))
+			return set;
+	return NULL;
+}
+
 /* Put @s into @prov's enable set with its current filter, or take it out. */
 static void ketw_provider_resync(struct ketw_provider *prov,
 				 struct ketw_session *s)
@@ -422,6 +534,7 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 	e.match_any = f.match_any;
 	e.match_all = f.match_all;
 	e.filtered = se ? se->idset : NULL;
+	e.triggers = ketw_session_triggers_for(s, prov);
 	ketw_provider_update(prov, s, &e);
 }
 

@@ -774,7 +774,8 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 				   const u8 *guid,
 				   const struct ketw_event_descriptor *desc,
-				   const void *data, u32 len, u32 flags)
+				   const void *data, u32 len, u32 flags,
+				   u64 *seqp)
 {
 	struct ketw_ring_resv r;
 
@@ -782,41 +783,18 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len),
 			flags & KETW_RING_USE_RESERVE, &r))
 		return false;
+	if (seqp)
+		*seqp = r.sequence;
 	rb_fill_commit(ring, cb, r.rec, r.cpu, r.sequence, r.timestamp, guid,
 		       desc, data, len, flags);
 	return true;
 }
 
-/**
- * ketw_ring_write() - store one event on this CPU
- * @ring:  the ring.
- * @guid:  the provider's GUID (KETW_GUID_SIZE bytes).
- * @desc:  the event's descriptor: type, level, version, id, keyword.
- * @data:  the payload.
- * @len:   its length, already cut to what the session takes (the caller
- *         sets KETW_RECORD_TRUNCATED in @flags if it cut it); the record
- *         (header and payload) must be at most half the per-CPU size
- *         minus KETW_SYSTEM_RESERVE.
- * @flags: KETW_RECORD_* flags for the header (low 16 bits), and
- *         KETW_RING_USE_RESERVE: UNTIL_FULL lets the record use the room
- *         it keeps for system events.
- *
- * Reserves, fills and commits the record in one go. If events were lost
- * on this CPU since the last record, an OVERFLOW and a RESUME record go
- * in front of it, in the same reservation. On failure the event is
- * counted lost and takes a sequence number, so the reader sees the gap.
- * Preemption must be disabled.
- *
- * The fast path is rb_reserve() for the common case only: no loss
- * pending, room without a wrap, and no writer nesting in between; one
- * cmpxchg claims the space, the sequence number and the timestamp's
- * place in buffer order. Anything else goes to rb_write_slow().
- *
- * Return: true if stored, false if counted lost.
- */
-bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
-		     const struct ketw_event_descriptor *desc,
-		     const void *data, u32 len, u32 flags)
+/* ketw_ring_write(); with @seqp, the record's sequence number there. */
+static __always_inline bool rb_write(struct ketw_ring *ring, const u8 *guid,
+				     const struct ketw_event_descriptor *desc,
+				     const void *data, u32 len, u32 flags,
+				     u64 *seqp)
 {
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len);
@@ -854,11 +832,70 @@ bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 	rb_note_ts(cb, ts);
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
 		rb_loop_release(cb, end);
+	if (seqp)
+		*seqp = seq;
 	rb_fill_commit(ring, cb, cb->data + (pos & mask), smp_processor_id(),
 		       seq, ts, guid, desc, data, len, flags);
 	return true;
 slow:
-	return rb_write_slow(ring, cb, guid, desc, data, len, flags);
+	return rb_write_slow(ring, cb, guid, desc, data, len, flags, seqp);
+}
+
+/**
+ * ketw_ring_write() - store one event on this CPU
+ * @ring:  the ring.
+ * @guid:  the provider's GUID (KETW_GUID_SIZE bytes).
+ * @desc:  the event's descriptor: type, level, version, id, keyword.
+ * @data:  the payload.
+ * @len:   its length, already cut to what the session takes (the caller
+ *         sets KETW_RECORD_TRUNCATED in @flags if it cut it); the record
+ *         (header and payload) must be at most half the per-CPU size
+ *         minus KETW_SYSTEM_RESERVE.
+ * @flags: KETW_RECORD_* flags for the header (low 16 bits), and
+ *         KETW_RING_USE_RESERVE: UNTIL_FULL lets the record use the room
+ *         it keeps for system events.
+ *
+ * Reserves, fills and commits the record in one go. If events were lost
+ * on this CPU since the last record, an OVERFLOW and a RESUME record go
+ * in front of it, in the same reservation. On failure the event is
+ * counted lost and takes a sequence number, so the reader sees the gap.
+ * Preemption must be disabled.
+ *
+ * The fast path is rb_reserve() for the common case only: no loss
+ * pending, room without a wrap, and no writer nesting in between; one
+ * cmpxchg claims the space, the sequence number and the timestamp's
+ * place in buffer order. Anything else goes to rb_write_slow().
+ *
+ * Return: true if stored, false if counted lost.
+ */
+bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, u32 len, u32 flags)
+{
+	return rb_write(ring, guid, desc, data, len, flags, NULL);
+}
+
+/**
+ * ketw_ring_write_seq() - ketw_ring_write(), telling the record's number
+ * @ring:  the ring.
+ * @guid:  the provider's GUID.
+ * @desc:  the event's descriptor.
+ * @data:  the payload.
+ * @len:   its length, as for ketw_ring_write().
+ * @flags: as for ketw_ring_write().
+ * @seq:   out, if stored: the record's sequence number on this CPU.
+ *
+ * For sessions with triggers, whose TRIGGER record names the event's
+ * record; the others take ketw_ring_write(), whose code is the same
+ * without the store. Preemption must be disabled.
+ *
+ * Return: true if stored, false if counted lost.
+ */
+bool ketw_ring_write_seq(struct ketw_ring *ring, const u8 *guid,
+			 const struct ketw_event_descriptor *desc,
+			 const void *data, u32 len, u32 flags, u64 *seq)
+{
+	return rb_write(ring, guid, desc, data, len, flags, seq);
 }
 
 /**
