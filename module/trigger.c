@@ -91,7 +91,7 @@ int ketw_trigger_check(const struct ketw_trigger *req)
 		return -EINVAL;
 	if (req->min_interval_ms > KETW_TRIGGER_INTERVAL_MAX)
 		return -EINVAL;
-	if (req->level > KETW_LEVEL_VERBOSE || req->id)
+	if (req->level > KETW_LEVEL_VERBOSE)
 		return -EINVAL;
 	if (strnlen(req->provider, KETW_NAME_MAX) == KETW_NAME_MAX ||
 	    flen == KETW_FIELD_NAME_MAX)

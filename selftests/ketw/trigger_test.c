@@ -527,11 +527,10 @@ TEST_F(trig, hostile_requests)
 	BAD(-EINVAL, t.post_ms = KETW_TRIGGER_POST_MAX + 1);
 	BAD(-EINVAL, (t.action = KETW_TRIGGER_WAKE, t.post_ms = 1));
 	BAD(-EINVAL, t.min_interval_ms = KETW_TRIGGER_INTERVAL_MAX + 1);
+	BAD(-EINVAL, t.value = 1);				/* no field */
 	BAD(-EINVAL, t.level = 6);
-	BAD(-EINVAL, t.id = 3);
 	BAD(-EINVAL, t.flags = KETW_TRIGGER_FIELD);		/* no name */
 	BAD(-EINVAL, strcpy(t.field, "index"));		/* no flag */
-	BAD(-EINVAL, t.value = 1);				/* no field */
 	BAD(-EINVAL, memset(t.provider, 'a', sizeof(t.provider)));
 	BAD(-EINVAL, memset(t.field, 'a', sizeof(t.field)));
 	BAD(-EINVAL, t.provider[0] = 0);			/* no GUID */
@@ -710,10 +709,10 @@ TEST_F(trig, ketwfs_trigger_file)
 	ASSERT_EQ(0, sample_warn(2));
 	text = read_text(KFS_TRIGGER);
 	ASSERT_NE(NULL, text);
-	EXPECT_EQ(1, text_lines_with(text, "1 ketw-sample:1:4 index=2 action=stop post=250 interval=5 fired=1 suppressed=0\n")) TH_LOG("%s", text);
-	EXPECT_EQ(1, text_lines_with(text, "2 ketw-sample:2 action=wake post=0 interval=1000 fired=1 suppressed=1\n")) TH_LOG("%s", text);
-	EXPECT_EQ(1, text_lines_with(text, "3 ketw-sample:2 code=5 action=snapshot post=0 interval=1000 fired=1 suppressed=0\n")) TH_LOG("%s", text);
-	EXPECT_EQ(1, text_lines_with(text, "4 ketw-sample:1 action=wake post=0 interval=1000 fired=1 suppressed=4\n")) TH_LOG("%s", text);
+	EXPECT_EQ(1, text_lines_with(text, "1 ketw-sample:1:4 index=2 action=stop post=250 interval=5 fired=1 suppressed=0")) TH_LOG("%s", text);
+	EXPECT_EQ(1, text_lines_with(text, "2 ketw-sample:2 action=wake post=0 interval=1000 fired=1 suppressed=1")) TH_LOG("%s", text);
+	EXPECT_EQ(1, text_lines_with(text, "3 ketw-sample:2 code=5 action=snapshot post=0 interval=1000 fired=1 suppressed=0")) TH_LOG("%s", text);
+	EXPECT_EQ(1, text_lines_with(text, "4 ketw-sample:1 action=wake post=0 interval=1000 fired=1 suppressed=4")) TH_LOG("%s", text);
 	ASSERT_EQ(0, wait_state(self->fd, KETW_STATE_SUSPENDED, 5000));
 
 	ASSERT_EQ(0, write_str(KFS_TRIGGER, "!2"));
@@ -745,7 +744,8 @@ FIXTURE_SETUP(stress)
 	static const uint32_t out[] = { KETW_STRESS_CTX_THREAD,
 					KETW_STRESS_CTX_SOFTIRQ };
 
-	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_STRESS);
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_STRESS |
+		     KETW_NEED_SAMPLE);
 	ketw_cleanup(SESSION);
 	memset(&self->d, 0, sizeof(self->d));
 	self->mounted_here = 0;
@@ -757,6 +757,8 @@ FIXTURE_SETUP(stress)
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_CREATE, &a));
 	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_STRESS_NAME, NULL,
 				 0, 0, 0, out, 2, 0));
+	ASSERT_EQ(0, ketw_enable(self->fd, SESSION, KETW_SAMPLE_NAME, NULL,
+				 0, 0, 0, NULL, 0, 0));
 	if (!kfs_mounted()) {
 		ASSERT_EQ(0, mount("none", KFS, "ketwfs", 0, NULL));
 		self->mounted_here = 1;
@@ -813,6 +815,11 @@ TEST_F_TIMEOUT(stress, fires_once_from_hardirq_and_nmi, 90)
 	ASSERT_LE(0, ep);
 	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &e));
 	ASSERT_EQ(0, start(self->fd));
+	/* Records before any trigger, on every CPU. */
+	for (i = 0; i < sysconf(_SC_NPROCESSORS_ONLN); i++) {
+		ASSERT_EQ(0, pin_cpu(i));
+		ASSERT_EQ(0, sample_emit(5));
+	}
 	ASSERT_EQ(0, write_str(STRESS_PARAM("run_ms"), "500"));
 
 #ifdef __x86_64__
@@ -835,10 +842,10 @@ TEST_F_TIMEOUT(stress, fires_once_from_hardirq_and_nmi, 90)
 	EXPECT_EQ(0, memcmp(ev->provider_guid, stress_guid, KETW_GUID_SIZE));
 	while ((h = next_record(&self->d, &off, &bad)))
 		if (h->cpu == p->cpu && h->sequence < p->sequence &&
-		    !(h->flags & (KETW_RECORD_SYSTEM | KETW_RECORD_PADDING)))
+		    is_sample(h))
 			before++;
 	EXPECT_EQ(0, bad);
-	EXPECT_LT(0, before);
+	EXPECT_EQ(5, before);
 #endif
 	ASSERT_EQ(0, stop_and_drain(self->fd, &self->d));
 	ASSERT_EQ(0, status(self->fd, &st));
@@ -869,10 +876,10 @@ TEST_F_TIMEOUT(stress, fires_once_from_hardirq_and_nmi, 90)
 	/* Every other stored match was suppressed, exactly. */
 	text = read_text(KFS "/sessions/" SESSION "/trigger");
 	ASSERT_NE(NULL, text);
-	snprintf(line, sizeof(line), "fired=1 suppressed=%d\n", hard - 1);
+	snprintf(line, sizeof(line), "fired=1 suppressed=%d", hard - 1);
 	EXPECT_LE(1, text_lines_with(text, line)) TH_LOG("%s", text);
 #ifdef __x86_64__
-	snprintf(line, sizeof(line), "fired=1 suppressed=%d\n", nmi - 1);
+	snprintf(line, sizeof(line), "fired=1 suppressed=%d", nmi - 1);
 	EXPECT_LE(1, text_lines_with(text, line)) TH_LOG("%s", text);
 #endif
 	close(ep);
@@ -968,11 +975,13 @@ TEST_F_TIMEOUT(tool, record_trigger_writes_numbered_files, 90)
 	for (i = 0; i < 2; i++) {
 		snprintf(line, sizeof(line), TOOL " report %s 2>&1", files[i]);
 		ASSERT_EQ(0, run(line, &out)) TH_LOG("%s", out);
-		/* Each holds both rounds' records the buffer still had. */
-		EXPECT_LE(1, count(out, "TRIGGER")) TH_LOG("%s", out);
-		EXPECT_EQ(i + 1, count(out, "TRIGGER")) TH_LOG("%s", out);
-		EXPECT_EQ(7 * (i + 1), count(out, "tick")) TH_LOG("%s", out);
-		EXPECT_EQ(2 * (i + 1), count(out, "warn")) TH_LOG("%s", out);
+		/* File i holds rounds 0..i: records before and after each. */
+		EXPECT_EQ(i + 1, count(out, " id=TRIGGER ")) TH_LOG("%s", out);
+		EXPECT_EQ(i + 1, count(out, "fired (")) TH_LOG("%s", out);
+		EXPECT_EQ(1, count(out, i ? "fired (2 times" : "fired (1 times"))
+			TH_LOG("%s", out);
+		EXPECT_EQ(7 * (i + 1), count(out, " event=tick ")) TH_LOG("%s", out);
+		EXPECT_EQ(2 * (i + 1), count(out, " event=warn ")) TH_LOG("%s", out);
 		free(out);
 		out = NULL;
 	}

@@ -405,8 +405,9 @@ struct ketw_enable {
  * @min_interval_ms: the rate limit: after a fire, matching events within
  *            this many ms are counted as suppressed, not fired; 0 means
  *            KETW_TRIGGER_INTERVAL_DEFAULT (ADD returns the value used).
- * @id:       ADD: out, the trigger's id in its session (from 1); DEL: in,
- *            the trigger to remove, 0 for all of the session's.
+ * @id:       ADD: out (ignored in), the trigger's id in its session,
+ *            from 1; DEL: in, the trigger to remove, 0 for all of the
+ *            session's. DEL reads only @session and @id.
  * @field:    KETW_TRIGGER_FIELD: the name of an integer field of the
  *            event's descriptor (u8..s64, hex32, hex64); "" otherwise.
  * @value:    KETW_TRIGGER_FIELD: fires only when @field equals it (a
