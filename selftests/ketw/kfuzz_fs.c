@@ -297,7 +297,7 @@ static const char *const bad_event_set[] = {
 
 static const char *const good_trigger[] = {
 	"ketw-sample:1", "ketw-sample:2:3 code=5 action=stop post=10",
-	"ketw-sample:1 index=2 action=wake interval=1", "!1", "!", "",
+	"ketw-sample:1 index=2 action=wake interval=1", "!1", "!",
 	"6b657477-7361-6d70-6c65-000000000001:1 action=snapshot post=5",
 	NULL,
 };
