@@ -168,6 +168,9 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 		seq_printf(m, "written: %llu\n", st.written);
 		seq_printf(m, "lost: %llu\n", st.lost);
 		seq_printf(m, "overwritten: %llu\n", st.overwritten);
+		seq_printf(m, "triggers_fired: %u\n", st.triggers_fired);
+		seq_printf(m, "snapshots_ready: %u\n", st.snapshots_ready);
+		seq_printf(m, "wakeups: %u\n", st.wakeups);
 		break;
 	case KFS_STATS:
 	case KFS_CPU_STATS:
