@@ -984,6 +984,17 @@ TEST_F_TIMEOUT(tool, record_trigger_writes_numbered_files, 90)
 		EXPECT_EQ(2 * (i + 1), count(out, " event=warn ")) TH_LOG("%s", out);
 		free(out);
 		out = NULL;
+		/* --json decodes the TRIGGER payload. */
+		snprintf(line, sizeof(line), TOOL " report --json %s 2>&1",
+			 files[i]);
+		ASSERT_EQ(0, run(line, &out)) TH_LOG("%s", out);
+		EXPECT_EQ(i + 1, count(out, "\"trigger\":{\"id\":1,")) TH_LOG("%s", out);
+		EXPECT_EQ(i + 1, count(out, "\"provider\":\"ketw-sample\",\"event_id\":2,"))
+			TH_LOG("%s", out);
+		EXPECT_EQ(1, count(out, "\"fired\":1,\"suppressed\":0,\"action\":\"snapshot\"}"))
+			TH_LOG("%s", out);
+		free(out);
+		out = NULL;
 	}
 }
 
