@@ -18,9 +18,10 @@
 
 static LIST_HEAD(ketw_providers);
 
-/* An enable set of every session stays within a page (__GFP_NOFAIL). */
+/* An enable set of every session stays within order 1 (__GFP_NOFAIL). */
 static_assert(sizeof(struct ketw_enable_set) +
-	      KETW_MAX_SESSIONS * sizeof(struct ketw_enablement) <= PAGE_SIZE);
+	      KETW_MAX_SESSIONS * sizeof(struct ketw_enablement) <=
+	      2 * PAGE_SIZE);
 
 /* The ketw_event ftrace event has a probe (ketw_trace_reg()); ketw_mutex. */
 static bool ketw_bridge_on;
@@ -470,9 +471,10 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries of 56 bytes: small
-		 * enough for __GFP_NOFAIL (order 0), so that stopping a
-		 * session cannot fail half way through its providers.
+		 * At most KETW_MAX_SESSIONS entries: small enough for
+		 * __GFP_NOFAIL (order 1 at most, asserted at the top), so
+		 * that stopping a session cannot fail half way through its
+		 * providers.
 		 */
 		new = kmalloc(struct_size(new, e, nr),
 			      GFP_KERNEL | __GFP_NOFAIL);

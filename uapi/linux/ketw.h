@@ -1043,7 +1043,8 @@ struct ketw_meta_page {
 #define KETW_IOC_USER_REGISTER	_IOW(KETW_IOC_MAGIC, 16, struct ketw_user_provider)
 #define KETW_IOC_USER_WRITE	_IOW(KETW_IOC_MAGIC, 17, struct ketw_user_event)
 #define KETW_IOC_SESSIONS	_IOWR(KETW_IOC_MAGIC, 18, struct ketw_session_list)
-#define KETW_IOC_TRIGGER_ADD	_IOWR(KETW_IOC_MAGIC, 19, struct ketw_trigger)
-#define KETW_IOC_TRIGGER_DEL	_IOW(KETW_IOC_MAGIC, 20, struct ketw_trigger)
+/* 19 is KETW_IOC_USER_CONFLICT's (issue 22). */
+#define KETW_IOC_TRIGGER_ADD	_IOWR(KETW_IOC_MAGIC, 20, struct ketw_trigger)
+#define KETW_IOC_TRIGGER_DEL	_IOW(KETW_IOC_MAGIC, 21, struct ketw_trigger)
 
 #endif /* _UAPI_LINUX_KETW_H */
