@@ -50,6 +50,10 @@ static_assert(offsetofend(struct ketw_cpu_stats, consumed) ==
 	      KETW_CPU_STATS_SIZE_VER0);
 static_assert(offsetofend(struct ketw_session_status, overwritten) ==
 	      KETW_SESSION_STATUS_SIZE_VER0);
+static_assert(offsetofend(struct ketw_session_status, reserved2) ==
+	      KETW_SESSION_STATUS_SIZE_VER1);
+static_assert(offsetofend(struct ketw_trigger, value) ==
+	      KETW_TRIGGER_SIZE_VER0);
 static_assert(offsetofend(struct ketw_snapshot, dropped) ==
 	      KETW_SNAPSHOT_SIZE_VER0);
 static_assert(offsetofend(struct ketw_session_info, memory) ==
@@ -77,6 +81,8 @@ struct ketw_file {
 	wait_queue_head_t wait;		/* read() and poll() sleep here */
 	wait_queue_entry_t ring_wait;	/* on @session's ring: wakes @wait */
 	unsigned int cursor;		/* the CPU read() starts from */
+	u32 ack_snapshots;		/* snapshots_ready as STATUS last said */
+	u32 ack_wakeups;		/* wakeups as STATUS last said */
 	bool user_only;			/* opened through /dev/ketw_user */
 	bool limited;			/* ... without CAP_SYS_ADMIN */
 	struct mutex lock;		/* user_reg, conflict */
@@ -163,6 +169,9 @@ static int ketw_file_set(struct ketw_file *kf, struct ketw_session *s)
 		ketw_session_watch(s, &kf->ring_wait);
 	spin_lock(&kf->session_lock);
 	kf->session = s;
+	/* A new session: what its triggers made ready is news. */
+	WRITE_ONCE(kf->ack_snapshots, 0);
+	WRITE_ONCE(kf->ack_wakeups, 0);
 	spin_unlock(&kf->session_lock);
 	wake_up_interruptible_all(&kf->wait);
 	if (old)
@@ -236,6 +245,7 @@ union ketw_ioctl_arg {
 	struct ketw_user_provider user_provider;
 	struct ketw_user_event user_event;
 	struct ketw_user_conflict user_conflict;
+	struct ketw_trigger trigger;
 };
 
 /* struct ketw_ioctl_desc flags. */
@@ -314,10 +324,35 @@ static int ketw_check_status(unsigned int cmd, union ketw_ioctl_arg *a)
 	return a->status.reserved0 ? -EINVAL : 0;
 }
 
+/*
+ * Reading the status of the session this file is attached to
+ * acknowledges the snapshots and wake-ups it reports: poll() reports
+ * EPOLLPRI only for later ones.
+ */
 static long ketw_ioctl_status(struct ketw_file *kf, struct ketw_session *s,
 			      unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	return ketw_session_status(s, &a->status);
+	int err = ketw_session_status(s, &a->status);
+
+	if (!err && READ_ONCE(kf->session) == s) {
+		WRITE_ONCE(kf->ack_snapshots, a->status.snapshots_ready);
+		WRITE_ONCE(kf->ack_wakeups, a->status.wakeups);
+	}
+	return err;
+}
+
+static int ketw_check_trigger(unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return cmd == KETW_IOC_TRIGGER_ADD ? ketw_trigger_check(&a->trigger) :
+					     0;
+}
+
+static long ketw_ioctl_trigger(struct ketw_file *kf, struct ketw_session *s,
+			       unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return cmd == KETW_IOC_TRIGGER_ADD ?
+	       ketw_session_trigger_add(s, &a->trigger) :
+	       ketw_session_trigger_del(s, a->trigger.id);
 }
 
 static int ketw_check_snapshot(unsigned int cmd, union ketw_ioctl_arg *a)
@@ -559,6 +594,11 @@ static const struct ketw_ioctl_desc ketw_ioctls[] = {
 	KETW_IOCTL(KETW_IOC_USER_CONFLICT, KETW_USER_CONFLICT_SIZE_VER0,
 		   KETW_IOCF_USER | KETW_IOCF_OUT, 0, NULL,
 		   ketw_ioctl_user_conflict),
+	KETW_IOCTL_S(KETW_IOC_TRIGGER_ADD, KETW_TRIGGER_SIZE_VER0,
+		     KETW_IOCF_OUT, trigger, session, ketw_check_trigger,
+		     ketw_ioctl_trigger),
+	KETW_IOCTL_S(KETW_IOC_TRIGGER_DEL, KETW_TRIGGER_SIZE_VER0, 0, trigger,
+		     session, ketw_check_trigger, ketw_ioctl_trigger),
 };
 
 static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -645,9 +685,11 @@ static ssize_t ketw_read(struct file *file, char __user *buf, size_t len,
 
 /*
  * Readable at the session's watermark; when the session is not running,
- * readable while records are left and hung up once it is drained. The
- * poll table entry is on the file's own wait queue, which outlives any
- * session the file is attached to.
+ * readable while records are left and hung up once it is drained; EPOLLPRI
+ * while a trigger made a snapshot ready, or woke the readers, since the
+ * file last read the session's status. The poll table entry is on the
+ * file's own wait queue, which outlives any session the file is attached
+ * to.
  */
 static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 {
@@ -662,6 +704,10 @@ static __poll_t ketw_poll(struct file *file, struct poll_table_struct *pt)
 	if (!s)
 		return EPOLLERR;
 	mask = ketw_session_poll(s);
+	if (atomic_read(&s->trig.snapshots_ready) !=
+	    READ_ONCE(kf->ack_snapshots) ||
+	    atomic_read(&s->trig.wakeups) != READ_ONCE(kf->ack_wakeups))
+		mask |= EPOLLPRI;
 	ketw_session_put(s);
 	return mask;
 }

@@ -71,6 +71,7 @@ static const struct ketwfs_entry ketwfs_session_entries[] = {
 	{ "status",		KFS_STATUS,		S_IFREG | 0400 },
 	{ "trace",		KFS_TRACE,		S_IFREG | 0400 },
 	{ "trace_pipe",		KFS_TRACE_PIPE,		S_IFREG | 0400 },
+	{ "trigger",		KFS_TRIGGER,		S_IFREG | 0600 },
 };
 
 static const struct ketwfs_entry ketwfs_cpu_entries[] = {
@@ -638,6 +639,7 @@ static const struct file_operations *ketwfs_fops_of(u8 kind)
 	case KFS_RUNDOWN:
 	case KFS_SESSION_PROVIDERS:
 	case KFS_EVENT_SET:
+	case KFS_TRIGGER:
 	case KFS_MAX_BUFFER:
 	case KFS_ERROR_LOG:
 		return &ketwfs_ctl_fops;

@@ -28,6 +28,7 @@ enum ketwfs_kind {
 	KFS_RUNDOWN,
 	KFS_SESSION_PROVIDERS,
 	KFS_EVENT_SET,
+	KFS_TRIGGER,
 	KFS_STATUS,
 	KFS_STATS,
 	KFS_BUFFER_TOTAL,	/* buffer_total_size_kb */

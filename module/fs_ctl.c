@@ -143,6 +143,9 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 	case KFS_EVENT_SET:
 		ketw_session_enables_for_each(s, ketwfs_show_entry_ids, m);
 		break;
+	case KFS_TRIGGER:
+		ketw_triggers_show(m, s);
+		break;
 	}
 	mutex_unlock(&ketw_mutex);
 
@@ -168,6 +171,9 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 		seq_printf(m, "written: %llu\n", st.written);
 		seq_printf(m, "lost: %llu\n", st.lost);
 		seq_printf(m, "overwritten: %llu\n", st.overwritten);
+		seq_printf(m, "triggers_fired: %u\n", st.triggers_fired);
+		seq_printf(m, "snapshots_ready: %u\n", st.snapshots_ready);
+		seq_printf(m, "wakeups: %u\n", st.wakeups);
 		break;
 	case KFS_STATS:
 	case KFS_CPU_STATS:
@@ -318,11 +324,22 @@ static int ketwfs_show(struct seq_file *m, void *v)
 	}
 }
 
+static int ketwfs_trigger_del(struct ketwfs_inode *ki, u32 id);
+
 static int ketwfs_show_open(struct inode *inode, struct file *file)
 {
 	int err = ketwfs_open_check();
 
-	return err ? err : single_open(file, ketwfs_show, inode);
+	if (err)
+		return err;
+	/* trigger, as set_ftrace_filter: ">" starts from none, ">>" adds. */
+	if (ketwfs_i(inode)->kind == KFS_TRIGGER &&
+	    (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+		err = ketwfs_trigger_del(ketwfs_i(inode), 0);
+		if (err)
+			return err;
+	}
+	return single_open(file, ketwfs_show, inode);
 }
 
 /* The next word of *@p (split at blanks and @seps), or NULL. */
@@ -583,6 +600,106 @@ out:
 	return err;
 }
 
+/* KETW_IOC_TRIGGER_DEL on @ki's session: -ENODEV if it is gone. */
+static int ketwfs_trigger_del(struct ketwfs_inode *ki, u32 id)
+{
+	struct ketw_session *s;
+	int err;
+
+	s = ketwfs_session(ki);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	err = ketw_session_trigger_del(s, id);
+	ketw_session_put(s);
+	return err;
+}
+
+/*
+ * trigger: "PROVIDER:ID[:LEVEL] [FIELD=VALUE] [action=stop|snapshot|wake]
+ * [post=MS] [interval=MS]" arms one (action snapshot unless said);
+ * "!ID" removes one, "!" or an empty line all of them.
+ */
+static int ketwfs_write_trigger(struct ketwfs_inode *ki, char *line)
+{
+	struct ketw_trigger req = { .size = sizeof(req),
+				    .action = KETW_TRIGGER_SNAPSHOT };
+	struct ketw_enable prov = {};
+	char *p = line, *tok, *val, *id, *level;
+	struct ketw_session *s;
+	bool neg;
+	u64 v;
+	int err, i;
+
+	tok = ketwfs_token(&p, " \t");
+	if (!tok)
+		return ketwfs_trigger_del(ki, 0);
+	if (*tok == '!') {
+		if (ketwfs_token(&p, " \t"))
+			return -EINVAL;
+		if (!tok[1])
+			return ketwfs_trigger_del(ki, 0);
+		if (kstrtou32(tok + 1, 10, &req.id) || !req.id)
+			return -EINVAL;
+		return ketwfs_trigger_del(ki, req.id);
+	}
+	/* PROVIDER:ID[:LEVEL]; a GUID has no colon. */
+	id = strchr(tok, ':');
+	if (!id)
+		return -EINVAL;
+	*id++ = 0;
+	level = strchr(id, ':');
+	if (level)
+		*level++ = 0;
+	err = ketwfs_parse_provider(tok, &prov);
+	if (err)
+		return err;
+	memcpy(req.provider, prov.provider, sizeof(req.provider));
+	memcpy(req.guid, prov.guid, sizeof(req.guid));
+	if (prov.flags & KETW_ENABLE_USER)
+		req.flags |= KETW_TRIGGER_USER;
+	if (kstrtou32(id, 10, &req.event_id) ||
+	    (level && kstrtou32(level, 10, &req.level)))
+		return -EINVAL;
+	while ((tok = ketwfs_token(&p, " \t"))) {
+		val = strchr(tok, '=');
+		if (!val || val == tok)
+			return -EINVAL;
+		*val++ = 0;
+		if (!strcmp(tok, "action")) {
+			i = ketw_trigger_action_parse(val);
+			if (i < 0)
+				return -EINVAL;
+			req.action = i;
+		} else if (!strcmp(tok, "post")) {
+			if (kstrtou32(val, 10, &req.post_ms))
+				return -EINVAL;
+		} else if (!strcmp(tok, "interval")) {
+			if (kstrtou32(val, 10, &req.min_interval_ms))
+				return -EINVAL;
+		} else {
+			/* The payload field; one only. */
+			if (req.flags & KETW_TRIGGER_FIELD ||
+			    strlen(tok) >= KETW_FIELD_NAME_MAX)
+				return -EINVAL;
+			neg = *val == '-';
+			if (kstrtou64(val + neg, 0, &v))
+				return -EINVAL;
+			req.value = neg ? -v : v;
+			req.flags |= KETW_TRIGGER_FIELD;
+			strscpy(req.field, tok, sizeof(req.field));
+		}
+	}
+	err = ketw_trigger_check(&req);
+	if (err)
+		return err;
+	s = ketwfs_session(ki);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	err = ketw_session_trigger_add(s, &req);
+	ketw_session_put(s);
+	return err;
+}
+
 /* A 0 or 1. */
 static int ketwfs_parse_bool(const char *s, bool *v)
 {
@@ -754,6 +871,9 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 		break;
 	case KFS_EVENT_SET:
 		err = ketwfs_write_event_set(ki, val);
+		break;
+	case KFS_TRIGGER:
+		err = ketwfs_write_trigger(ki, val);
 		break;
 	default:
 		err = ketwfs_write_attr(ki, val,

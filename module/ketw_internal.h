@@ -6,9 +6,10 @@
  * (buffer memory and its cap), session.c (sessions: their lifetime,
  * states, readers and rundown), sysevent.c (system events), provider.c
  * (registry, filters, the write path), ext.c (extended data items and
- * the MODULE rundown), user.c (user-space providers and their limits),
- * boot.c (boot-time sessions), sysfs.c (the module parameters' setters,
- * the reports in /sys/module/ketw), chardev.c (/dev/ketw and
+ * the MODULE rundown), trigger.c (triggers: their checks, matching and
+ * firing), user.c (user-space providers and their limits), boot.c
+ * (boot-time sessions), sysfs.c (the module parameters' setters, the
+ * reports in /sys/module/ketw), chardev.c (/dev/ketw and
  * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
  * filesystem, its control files, its trace readers; fs.h), errlog.c
  * (ketwfs's error_log), names.c (the words for attributes and system
@@ -18,6 +19,7 @@
 #ifndef _KETW_INTERNAL_H
 #define _KETW_INTERNAL_H
 
+#include <linux/irq_work.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -25,6 +27,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <ketw.h>
+
+struct seq_file;
 
 #include "ring.h"
 
@@ -38,8 +42,56 @@
 extern struct mutex ketw_mutex;
 extern struct list_head ketw_sessions;
 
-/* The module's own work (sessions' auto-stop): module exit drains it. */
+/* The module's own work (auto-stop, triggers): module exit drains it. */
 extern struct workqueue_struct *ketw_wq;
+
+struct ketw_trig;
+
+/*
+ * A session's triggers: replaced whole under ketw_mutex, read under RCU
+ * by writers (through their enablements), freed with kfree_rcu().
+ */
+struct ketw_trig_set {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct ketw_trig *t[KETW_MAX_TRIGGERS];
+};
+
+/* struct ketw_session_trig todo bits: actions fired and not yet taken. */
+#define KETW_TRIG_TODO_WAKE	BIT(0)
+#define KETW_TRIG_TODO_STOP	BIT(1)
+#define KETW_TRIG_TODO_SNAP	BIT(2)
+
+/**
+ * struct ketw_session_trig - what a session's triggers set in motion
+ * @iw:       queued by a fire (any context): takes @todo.
+ * @todo:     KETW_TRIG_TODO_* fired, not yet taken by @iw.
+ * @stop_ms:  the post delay of the STOP in @todo.
+ * @snap_ms:  the post delay of the SNAPSHOT in @todo.
+ * @stop_dw:  stops the session; holds a reference while queued.
+ * @snap_dw:  marks a snapshot ready; holds a reference while queued.
+ * @gen:      bumped by every stop, under ketw_mutex: a STOP from an
+ *            earlier run is void.
+ * @stop_gen: the run @stop_dw was queued for.
+ * @fired:    fires of all the session's triggers.
+ * @snapshots_ready: SNAPSHOT actions done.
+ * @wakeups:  WAKE actions done.
+ *
+ * Rules: Documentation/ketw-lifetimes.rst, "trigger actions".
+ */
+struct ketw_session_trig {
+	struct irq_work iw;
+	atomic_t todo;
+	atomic_t stop_ms;
+	atomic_t snap_ms;
+	struct delayed_work stop_dw;
+	struct delayed_work snap_dw;
+	u32 gen;
+	u32 stop_gen;
+	atomic_t fired;
+	atomic_t snapshots_ready;
+	atomic_t wakeups;
+};
 
 /**
  * struct ketw_session - a trace stream (ETW session, POSIX trace stream)
@@ -64,6 +116,9 @@ extern struct workqueue_struct *ketw_wq;
  *              filter; under ketw_mutex.
  * @enables:    providers enabled explicitly; under ketw_mutex.
  * @nr_enables: entries in @enables.
+ * @triggers:   its triggers, or NULL; changed under ketw_mutex.
+ * @next_trigger_id: the id the next trigger gets; under ketw_mutex.
+ * @trig:       what its triggers fired.
  */
 struct ketw_session {
 	struct list_head node;
@@ -84,6 +139,9 @@ struct ketw_session {
 	bool explicit;
 	struct ketw_session_enable *enables;
 	unsigned int nr_enables;
+	struct ketw_trig_set __rcu *triggers;
+	u32 next_trigger_id;
+	struct ketw_session_trig trig;
 };
 
 /*
@@ -105,6 +163,8 @@ struct ketw_idset {
  * @match_any: an event's keyword must share a bit with it (0: no test).
  * @match_all: an event's keyword must hold all its bits.
  * @filtered:  event ids filtered out (POSIX event set filter), or NULL.
+ * @triggers:  the session's triggers if one names the provider, or NULL:
+ *             the write path looks at them only then.
  *
  * Kept small: a provider's set holds one per running session, and is
  * allocated with __GFP_NOFAIL, which must stay within order 1.
@@ -119,6 +179,7 @@ struct ketw_enablement {
 	const struct ketw_idset *filtered;
 	u32 ext_items;
 	u32 room;
+	const struct ketw_trig_set *triggers;
 };
 
 /*
@@ -232,6 +293,8 @@ void ketw_sessions_destroy_all(void);
 int ketw_sessions_list(struct ketw_session_list *l);
 int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
 			   void *arg);
+int ketw_session_trigger_add(struct ketw_session *s, struct ketw_trigger *req);
+int ketw_session_trigger_del(struct ketw_session *s, u32 id);
 
 /* sysevent.c */
 bool ketw_session_log(struct ketw_session *s, const u8 *guid,
@@ -282,6 +345,28 @@ void ketw_ext_capture(u32 mask, const struct ketw_ext_src *src,
 u32 ketw_ext_subset(const struct ketw_ext_blob *x, u32 want, const void **out);
 void ketw_modules_rundown(struct ketw_session *s);
 
+int ketw_provider_trigger_target(const struct ketw_trigger *req,
+				 u8 *guid, bool *user, char *name,
+				 const struct ketw_field **field);
+
+/* trigger.c */
+int ketw_trigger_check(const struct ketw_trigger *req);
+u32 ketw_trig_field_width(u32 type);
+struct ketw_trig *ketw_trig_new(const struct ketw_trigger *req, u32 id,
+				const u8 *guid, bool user, const char *name,
+				const struct ketw_field *field);
+bool ketw_trig_names(const struct ketw_trig *t,
+		     const struct ketw_provider *prov);
+u32 ketw_trig_id(const struct ketw_trig *t);
+void ketw_triggers_fire(struct ketw_session *s,
+			const struct ketw_trig_set *set,
+			const struct ketw_provider *prov,
+			const struct ketw_event_descriptor *desc,
+			const void *data, size_t len, u64 seq);
+void ketw_triggers_show(struct seq_file *m, struct ketw_session *s);
+void ketw_trig_free_rcu(struct ketw_trig *t);
+void ketw_triggers_free(struct ketw_session *s);
+
 /* boot.c */
 int ketw_boot_sessions_start(void);
 
@@ -306,9 +391,10 @@ const char *ketw_field_type_name(u32 type);
 int ketw_ext_items_parse(const char *s, u32 *mask);
 struct seq_file;
 void ketw_ext_items_show(struct seq_file *m, u32 mask);
+const char *ketw_trigger_action_name(u32 action);
+int ketw_trigger_action_parse(const char *s);
 
 /* errlog.c */
-struct seq_file;
 __printf(1, 2) void ketw_errlog_add(const char *fmt, ...);
 void ketw_errlog_show(struct seq_file *m);
 void ketw_errlog_clear(void);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The words for session attributes, system events and field types, in
- * text: what ketwfs prints and parses, and what the "boot" module
- * parameter takes.
+ * The words for session attributes, system events, field types and
+ * trigger actions, in text: what ketwfs prints and parses, and what the
+ * "boot" module parameter takes.
  */
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
@@ -19,6 +19,7 @@ static const char *const ketw_states[] = { KETW_STATE_WORDS(KETW_WORD) };
 static const char *const ketw_sys_events[] = { KETW_SYS_WORDS(KETW_WORD) };
 static const char *const ketw_field_types[] = { KETW_FIELD_WORDS(KETW_WORD) };
 static const char *const ketw_ext_types[] = { KETW_EXT_WORDS(KETW_WORD) };
+static const char *const ketw_actions[] = { KETW_TRIGGER_ACTION_WORDS(KETW_WORD) };
 #undef KETW_WORD
 
 static const char *ketw_name_of(const char *const *names, size_t nr, u32 i)
@@ -165,4 +166,26 @@ void ketw_ext_items_show(struct seq_file *m, u32 mask)
 		seq_printf(m, "%s%s", sep, ketw_ext_types[t]);
 		sep = ",";
 	}
+}
+
+/**
+ * ketw_trigger_action_name() - "wake", "stop" or "snapshot"
+ * @action: KETW_TRIGGER_*.
+ *
+ * Return: the word, or "?".
+ */
+const char *ketw_trigger_action_name(u32 action)
+{
+	return ketw_name_of(ketw_actions, ARRAY_SIZE(ketw_actions), action);
+}
+
+/**
+ * ketw_trigger_action_parse() - the trigger action a word names
+ * @s: "wake", "stop" or "snapshot".
+ *
+ * Return: KETW_TRIGGER_*, or -EINVAL.
+ */
+int ketw_trigger_action_parse(const char *s)
+{
+	return ketw_index_of(ketw_actions, ARRAY_SIZE(ketw_actions), s);
 }

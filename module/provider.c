@@ -18,6 +18,11 @@
 
 static LIST_HEAD(ketw_providers);
 
+/* An enable set of every session stays within order 1 (__GFP_NOFAIL). */
+static_assert(sizeof(struct ketw_enable_set) +
+	      KETW_MAX_SESSIONS * sizeof(struct ketw_enablement) <=
+	      2 * PAGE_SIZE);
+
 /* The ketw_event ftrace event has a probe (ketw_trace_reg()); ketw_mutex. */
 static bool ketw_bridge_on;
 
@@ -52,6 +57,29 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 }
 
 /*
+ * A session with triggers on @prov: store the event, then let its
+ * triggers see it (the whole payload) with its record's number. Out of
+ * line, so that a session without triggers pays a test of a pointer it
+ * has in cache.
+ */
+static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
+					 struct ketw_provider *prov,
+					 const struct ketw_event_descriptor *desc,
+					 const void *ext, u32 ext_len,
+					 const void *data, size_t wlen,
+					 u16 wflags, size_t len)
+{
+	u64 seq;
+
+	if (!ketw_ring_write_seq(e->ring, prov->guid, desc, ext, ext_len,
+				 data, wlen, wflags, &seq))
+		return false;
+	ketw_triggers_fire(e->session, e->triggers, prov, desc, data, len,
+			   seq);
+	return true;
+}
+
+/*
  * Capture the items the sessions of @set that take @desc want, into @x;
  * returns @x, or NULL if none wants any.
  */
@@ -78,7 +106,7 @@ ketw_ext_prepare(const struct ketw_enable_set *set,
  * in its largest record.
  */
 static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
-					     const u8 *guid,
+					     struct ketw_provider *prov,
 					     const struct ketw_event_descriptor *desc,
 					     const void *data, size_t len,
 					     u16 flags,
@@ -86,6 +114,7 @@ static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 {
 	const void *ext = NULL;
 	u32 ext_len = 0, cap = e->max_data;
+	size_t whole = len;
 
 	if (unlikely(x)) {
 		ext_len = ketw_ext_subset(x, e->ext_items, &ext);
@@ -98,8 +127,11 @@ static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 		len = cap;
 		flags |= KETW_RECORD_TRUNCATED;
 	}
-	return ketw_ring_write(e->ring, guid, desc, ext, ext_len, data, len,
-			       flags);
+	if (unlikely(e->triggers))
+		return ketw_write_triggers(e, prov, desc, ext, ext_len, data,
+					   len, flags, whole);
+	return ketw_ring_write(e->ring, prov->guid, desc, ext, ext_len, data,
+			       len, flags);
 }
 
 /*
@@ -150,7 +182,7 @@ ketw_write_path(struct ketw_provider *prov,
 		if (unlikely(nested))
 			ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
 		else
-			stored += ketw_enable_write(e, prov->guid, desc, data,
+			stored += ketw_enable_write(e, prov, desc, data,
 						    len, flags, x);
 	}
 	if (traced)
@@ -324,6 +356,67 @@ struct ketw_provider *ketw_provider_find(const char *name, const u8 *guid,
 		if (ketw_provider_is(prov, name, guid, user))
 			return prov;
 	return NULL;
+}
+
+/**
+ * ketw_provider_trigger_target() - what a trigger request watches
+ * @req:   a request ketw_trigger_check() passed.
+ * @guid:  out: the provider's GUID.
+ * @user:  out: of a user provider.
+ * @name:  out: the provider's name if it is registered, else "".
+ * @field: out: with KETW_TRIGGER_FIELD, the field of @req's event the
+ *         provider declared under that name (valid under ketw_mutex).
+ *
+ * A provider named by name, or one whose field is looked up, must be
+ * registered; one named by GUID alone need not be.
+ * Context: ketw_mutex held.
+ *
+ * Return: 0; -ENOENT for no such provider, event or field; -EINVAL for a
+ * field that is not an integer.
+ */
+int ketw_provider_trigger_target(const struct ketw_trigger *req,
+				 u8 *guid, bool *user, char *name,
+				 const struct ketw_field **field)
+{
+	const struct ketw_event_descriptor *d = NULL;
+	const struct ketw_field *f;
+	struct ketw_provider *prov;
+	u32 i;
+
+	lockdep_assert_held(&ketw_mutex);
+	prov = ketw_provider_find(req->provider, req->guid,
+				  req->flags & KETW_TRIGGER_USER);
+	*field = NULL;
+	name[0] = 0;
+	if (!prov) {
+		if (req->provider[0] || (req->flags & KETW_TRIGGER_FIELD))
+			return -ENOENT;
+		memcpy(guid, req->guid, KETW_GUID_SIZE);
+		*user = req->flags & KETW_TRIGGER_USER;
+		return 0;
+	}
+	memcpy(guid, prov->guid, KETW_GUID_SIZE);
+	*user = ketw_is_user(prov);
+	strscpy(name, prov->name, KETW_NAME_MAX);
+	if (!(req->flags & KETW_TRIGGER_FIELD))
+		return 0;
+	for (i = 0; prov->events && i < prov->nr_events; i++)
+		if (prov->events[i].id == req->event_id)
+			d = &prov->events[i];
+	if (!d)
+		return -ENOENT;
+	for (i = 0; d->fields && i < d->nr_fields; i++) {
+		f = &d->fields[i];
+		if (!f->name ||
+		    strncmp(f->name, req->field, KETW_FIELD_NAME_MAX))
+			continue;
+		if (!ketw_trig_field_width(f->type) ||
+		    f->size != ketw_trig_field_width(f->type))
+			return -EINVAL;
+		*field = f;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 /**
@@ -520,9 +613,10 @@ static void ketw_provider_update(struct ketw_provider *prov,
 	nr = (old ? old->nr : 0) + (add ? 1 : 0);
 	if (nr) {
 		/*
-		 * At most KETW_MAX_SESSIONS entries of 56 bytes: small
-		 * enough for __GFP_NOFAIL (order 0), so that stopping a
-		 * session cannot fail half way through its providers.
+		 * At most KETW_MAX_SESSIONS entries: small enough for
+		 * __GFP_NOFAIL (order 1 at most, asserted at the top), so
+		 * that stopping a session cannot fail half way through its
+		 * providers.
 		 */
 		new = kmalloc(struct_size(new, e, nr),
 			      GFP_KERNEL | __GFP_NOFAIL);
@@ -550,6 +644,22 @@ static void ketw_provider_update(struct ketw_provider *prov,
 		kfree_rcu(old, rcu);
 }
 
+/* @s's triggers if one of them watches @prov, else NULL. */
+static const struct ketw_trig_set *
+ketw_session_triggers_for(struct ketw_session *s,
+			  const struct ketw_provider *prov)
+{
+	const struct ketw_trig_set *set;
+	unsigned int i;
+
+	set = rcu_dereference_protected(s->triggers,
+					lockdep_is_held(&ketw_mutex));
+	for (i = 0; set && i < set->nr; i++)
+		if (ketw_trig_names(set->t[i], prov))
+			return set;
+	return NULL;
+}
+
 /* Put @s into @prov's enable set with its current filter, or take it out. */
 static void ketw_provider_resync(struct ketw_provider *prov,
 				 struct ketw_session *s)
@@ -573,6 +683,7 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 	e.filtered = se ? se->idset : NULL;
 	e.ext_items = ketw_session_items(s, prov);
 	e.room = ketw_session_room(s);
+	e.triggers = ketw_session_triggers_for(s, prov);
 	ketw_provider_update(prov, s, &e);
 }
 

@@ -778,7 +778,8 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 				   const u8 *guid,
 				   const struct ketw_event_descriptor *desc,
 				   const void *ext, u32 ext_len,
-				   const void *data, u32 len, u32 flags)
+				   const void *data, u32 len, u32 flags,
+				   u64 *seqp)
 {
 	struct ketw_ring_resv r;
 
@@ -786,9 +787,64 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len),
 			flags & KETW_RING_USE_RESERVE, &r))
 		return false;
+	if (seqp)
+		*seqp = r.sequence;
 	rb_fill_commit(ring, cb, r.rec, r.cpu, r.sequence, r.timestamp, guid,
 		       desc, ext, ext_len, data, len, flags);
 	return true;
+}
+
+/* ketw_ring_write(); with @seqp, the record's sequence number there. */
+static __always_inline bool rb_write(struct ketw_ring *ring, const u8 *guid,
+				     const struct ketw_event_descriptor *desc,
+				     const void *ext, u32 ext_len,
+				     const void *data, u32 len, u32 flags,
+				     u64 *seqp)
+{
+	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
+	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len);
+	u32 mask = cb->mask, pos, end, seq32;
+	unsigned long old;
+	u64 ts, seq, last;
+
+	/*
+	 * The clock first, while no ring state is live. A writer nesting
+	 * between this read and the read of the reserve word stores a later
+	 * time and records it in last_ts, which we read after the reserve
+	 * word: taking the larger keeps times in buffer order. One nesting
+	 * after the reserve word fails our cmpxchg.
+	 */
+	ts = rb_clock(ring->cfg.clock);
+	local_inc(&cb->committing);
+	old = local_read(&cb->reserve);
+	last = READ_ONCE(cb->last_ts);
+	if (unlikely(ts < last))
+		ts = last;
+	pos = old;
+	end = pos + span;
+	if (unlikely((old & RB_LOST) || (pos & mask) + span > mask + 1 ||
+		     (flags & KETW_RING_USE_RESERVE)))
+		goto slow;
+	if (unlikely(rb_no_room(ring, cb, mask + 1, end, false)))
+		goto slow;
+	seq32 = old >> RB_SEQ_SHIFT;
+	if (unlikely(local_cmpxchg(&cb->reserve, old,
+				   rb_word(seq32 + 1, end)) != old))
+		goto slow;
+
+	seq = rb_widen_seq(READ_ONCE(cb->seq_hint), seq32);
+	WRITE_ONCE(cb->seq_hint, seq);
+	rb_note_ts(cb, ts);
+	if (ring->cfg.policy == KETW_POLICY_LOOP)
+		rb_loop_release(cb, end);
+	if (seqp)
+		*seqp = seq;
+	rb_fill_commit(ring, cb, cb->data + (pos & mask), smp_processor_id(),
+		       seq, ts, guid, desc, ext, ext_len, data, len, flags);
+	return true;
+slow:
+	return rb_write_slow(ring, cb, guid, desc, ext, ext_len, data, len,
+			     flags, seqp);
 }
 
 /**
@@ -827,48 +883,34 @@ bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags)
 {
-	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
-	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len);
-	u32 mask = cb->mask, pos, end, seq32;
-	unsigned long old;
-	u64 ts, seq, last;
+	return rb_write(ring, guid, desc, ext, ext_len, data, len, flags,
+			NULL);
+}
 
-	/*
-	 * The clock first, while no ring state is live. A writer nesting
-	 * between this read and the read of the reserve word stores a later
-	 * time and records it in last_ts, which we read after the reserve
-	 * word: taking the larger keeps times in buffer order. One nesting
-	 * after the reserve word fails our cmpxchg.
-	 */
-	ts = rb_clock(ring->cfg.clock);
-	local_inc(&cb->committing);
-	old = local_read(&cb->reserve);
-	last = READ_ONCE(cb->last_ts);
-	if (unlikely(ts < last))
-		ts = last;
-	pos = old;
-	end = pos + span;
-	if (unlikely((old & RB_LOST) || (pos & mask) + span > mask + 1 ||
-		     (flags & KETW_RING_USE_RESERVE)))
-		goto slow;
-	if (unlikely(rb_no_room(ring, cb, mask + 1, end, false)))
-		goto slow;
-	seq32 = old >> RB_SEQ_SHIFT;
-	if (unlikely(local_cmpxchg(&cb->reserve, old,
-				   rb_word(seq32 + 1, end)) != old))
-		goto slow;
-
-	seq = rb_widen_seq(READ_ONCE(cb->seq_hint), seq32);
-	WRITE_ONCE(cb->seq_hint, seq);
-	rb_note_ts(cb, ts);
-	if (ring->cfg.policy == KETW_POLICY_LOOP)
-		rb_loop_release(cb, end);
-	rb_fill_commit(ring, cb, cb->data + (pos & mask), smp_processor_id(),
-		       seq, ts, guid, desc, ext, ext_len, data, len, flags);
-	return true;
-slow:
-	return rb_write_slow(ring, cb, guid, desc, ext, ext_len, data, len,
-			     flags);
+/**
+ * ketw_ring_write_seq() - ketw_ring_write(), telling the record's number
+ * @ring:  the ring.
+ * @guid:  the provider's GUID.
+ * @desc:  the event's descriptor.
+ * @ext:   the items area, as for ketw_ring_write().
+ * @ext_len: its length.
+ * @data:  the payload.
+ * @len:   its length, as for ketw_ring_write().
+ * @flags: as for ketw_ring_write().
+ * @seq:   out, if stored: the record's sequence number on this CPU.
+ *
+ * For sessions with triggers, whose TRIGGER record names the event's
+ * record; the others take ketw_ring_write(), whose code is the same
+ * without the store. Preemption must be disabled.
+ *
+ * Return: true if stored, false if counted lost.
+ */
+bool ketw_ring_write_seq(struct ketw_ring *ring, const u8 *guid,
+			 const struct ketw_event_descriptor *desc,
+			 const void *ext, u32 ext_len,
+			 const void *data, u32 len, u32 flags, u64 *seq)
+{
+	return rb_write(ring, guid, desc, ext, ext_len, data, len, flags, seq);
 }
 
 /**

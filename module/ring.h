@@ -63,6 +63,10 @@ bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
 		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags);
+bool ketw_ring_write_seq(struct ketw_ring *ring, const u8 *guid,
+			 const struct ketw_event_descriptor *desc,
+			 const void *ext, u32 ext_len,
+			 const void *data, u32 len, u32 flags, u64 *seq);
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
 void ketw_ring_report_lost(struct ketw_ring *ring);
 

@@ -63,6 +63,7 @@ static struct ketw_session *__ketw_session_find(const char *name)
 
 static void ketw_session_auto_stop(struct work_struct *work);
 static void ketw_session_on_full(void *arg);
+static void ketw_session_trig_init(struct ketw_session *s);
 
 /**
  * ketw_default_max_data() - the max_data_size a zero selects
@@ -229,6 +230,7 @@ int ketw_session_create(struct ketw_session_attr *attr,
 	s->max_span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
 				       attr->max_data_size);
 	INIT_WORK(&s->auto_stop, ketw_session_auto_stop);
+	ketw_session_trig_init(s);
 	ketw_session_ring_config(s, attr, &cfg);
 	s->ring = ketw_session_ring_alloc(&s->attr, &cfg);
 	if (IS_ERR(s->ring)) {
@@ -511,8 +513,8 @@ int ketw_sessions_list(struct ketw_session_list *l)
  * The last reference went: free everything. This may run inside munmap()
  * (mmap_lock held), in the auto-stop work or in any file operation, so it
  * takes no lock and waits for nothing that does (see
- * Documentation/ketw-lifetimes.rst). No auto-stop work is queued: a
- * queued one holds a reference.
+ * Documentation/ketw-lifetimes.rst). No auto-stop or trigger work is
+ * queued: a queued one holds a reference.
  */
 static void ketw_session_release(struct kref *kref)
 {
@@ -520,8 +522,11 @@ static void ketw_session_release(struct kref *kref)
 
 	/* No on_full call is running or will run. */
 	ketw_ring_quiesce(s->ring);
+	/* Nor the triggers' irq_work (the last stop synced it already). */
+	irq_work_sync(&s->trig.iw);
 	ketw_session_ring_free(s->ring, s->attr.memory);
 	ketw_session_enables_free(s);
+	ketw_triggers_free(s);
 	kfree(s);
 	/*
 	 * Safe: every caller runs code of this module that something else
@@ -565,6 +570,102 @@ static void ketw_session_log_rundown(struct ketw_session *s)
 
 static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop);
 
+/*
+ * The triggers' actions (Documentation/ketw-lifetimes.rst, "trigger
+ * actions"): a fire sets a bit in trig.todo and queues trig.iw, whose
+ * handler (hard interrupt context) wakes readers or queues the delayed
+ * works. A reference taken here is never the last one: the irq_work runs
+ * only between a start and the stop that syncs it, and the list's
+ * reference goes only after that stop (__ketw_session_destroy()), so the
+ * put of a work already pending is safe in interrupt context.
+ */
+static void ketw_session_trig_queue(struct ketw_session *s,
+				    struct delayed_work *dw, int ms)
+{
+	if (!kref_get_unless_zero(&s->kref))
+		return;
+	if (!queue_delayed_work(ketw_wq, dw, msecs_to_jiffies(ms)))
+		ketw_session_put(s);	/* pending: it keeps its own */
+}
+
+static void ketw_session_trig_iw(struct irq_work *iw)
+{
+	struct ketw_session *s = container_of(iw, struct ketw_session,
+					      trig.iw);
+	struct ketw_session_trig *st = &s->trig;
+	int todo = atomic_xchg(&st->todo, 0);
+
+	if (todo & KETW_TRIG_TODO_WAKE) {
+		atomic_inc(&st->wakeups);
+		ketw_ring_wake(s->ring);
+	}
+	if (todo & KETW_TRIG_TODO_STOP) {
+		if (!delayed_work_pending(&st->stop_dw))
+			WRITE_ONCE(st->stop_gen, READ_ONCE(st->gen));
+		ketw_session_trig_queue(s, &st->stop_dw,
+					atomic_read(&st->stop_ms));
+	}
+	if (todo & KETW_TRIG_TODO_SNAP)
+		ketw_session_trig_queue(s, &st->snap_dw,
+					atomic_read(&st->snap_ms));
+}
+
+/* A STOP's post delay is over: stop the run it fired in. */
+static void ketw_session_trig_stop_fn(struct work_struct *work)
+{
+	struct ketw_session *s = container_of(to_delayed_work(work),
+					      struct ketw_session,
+					      trig.stop_dw);
+	u32 gen = READ_ONCE(s->trig.stop_gen);
+
+	mutex_lock(&ketw_mutex);
+	if (!s->destroyed && s->state == KETW_STATE_RUNNING &&
+	    s->trig.gen == gen)
+		__ketw_session_stop(s, KETW_STOP_TRIGGER);
+	mutex_unlock(&ketw_mutex);
+	ketw_session_put(s);
+}
+
+/* A SNAPSHOT's post delay is over: tell the readers. */
+static void ketw_session_trig_snap_fn(struct work_struct *work)
+{
+	struct ketw_session *s = container_of(to_delayed_work(work),
+					      struct ketw_session,
+					      trig.snap_dw);
+
+	atomic_inc(&s->trig.snapshots_ready);
+	ketw_ring_wake(s->ring);
+	ketw_session_put(s);
+}
+
+static void ketw_session_trig_init(struct ketw_session *s)
+{
+	init_irq_work(&s->trig.iw, ketw_session_trig_iw);
+	INIT_DELAYED_WORK(&s->trig.stop_dw, ketw_session_trig_stop_fn);
+	INIT_DELAYED_WORK(&s->trig.snap_dw, ketw_session_trig_snap_fn);
+}
+
+/*
+ * A stopping session, no writer inside it any more: take what its
+ * triggers set in motion. A pending SNAPSHOT is ready now (no more
+ * records come), a pending STOP is moot; neither is waited for if it
+ * runs already (see ketw_session_trig_stop_fn()).
+ */
+static void ketw_session_trig_stop(struct ketw_session *s)
+{
+	struct ketw_session_trig *st = &s->trig;
+
+	lockdep_assert_held(&ketw_mutex);
+	irq_work_sync(&st->iw);
+	st->gen++;
+	if (cancel_delayed_work(&st->stop_dw))
+		ketw_session_put(s);	/* not the last: the caller's */
+	if (cancel_delayed_work(&st->snap_dw)) {
+		atomic_inc(&st->snapshots_ready);
+		ketw_session_put(s);
+	}
+}
+
 static void ketw_session_report_lost(void *arg)
 {
 	struct ketw_session *s = arg;
@@ -585,7 +686,7 @@ static void ketw_session_auto_stop(struct work_struct *work)
 	atomic_set(&s->auto_stop_queued, 0);
 	mutex_lock(&ketw_mutex);
 	if (!s->destroyed && s->state == KETW_STATE_RUNNING) {
-		__ketw_session_stop(s, 1);
+		__ketw_session_stop(s, KETW_STOP_FULL);
 		s->auto_stopped = true;
 	}
 	mutex_unlock(&ketw_mutex);
@@ -659,6 +760,7 @@ static void __ketw_session_stop(struct ketw_session *s, u32 auto_stop)
 	ketw_providers_detach(s);
 	/* No writer is inside the session's buffers after this. */
 	synchronize_rcu();
+	ketw_session_trig_stop(s);
 	/* Report losses after each CPU's last record, on that CPU. */
 	on_each_cpu(ketw_session_report_lost, s, 1);
 	ketw_session_log_system(s, KETW_SYS_STOP, KETW_TYPE_INFO, &st, sizeof(st));
@@ -682,7 +784,7 @@ int ketw_session_stop(struct ketw_session *s)
 	else if (s->state != KETW_STATE_RUNNING)
 		err = -EALREADY;
 	else
-		__ketw_session_stop(s, 0);
+		__ketw_session_stop(s, KETW_STOP_EXPLICIT);
 	mutex_unlock(&ketw_mutex);
 	return err;
 }
@@ -691,7 +793,7 @@ static void __ketw_session_destroy(struct ketw_session *s)
 {
 	lockdep_assert_held(&ketw_mutex);
 	if (s->state == KETW_STATE_RUNNING)
-		__ketw_session_stop(s, 0);
+		__ketw_session_stop(s, KETW_STOP_EXPLICIT);
 	s->destroyed = true;
 	list_del(&s->node);
 	ketw_nr_sessions--;
@@ -1145,7 +1247,135 @@ int ketw_session_status(struct ketw_session *s,
 	st->flush_error = s->flush_error;
 	s->flush_error = 0;
 	mutex_unlock(&ketw_mutex);
+	st->triggers_fired = atomic_read(&s->trig.fired);
+	st->snapshots_ready = atomic_read(&s->trig.snapshots_ready);
+	st->wakeups = atomic_read(&s->trig.wakeups);
 	return 0;
+}
+
+/**
+ * ketw_session_trigger_add() - arm a trigger on a session
+ * @s:   the session; the caller holds a reference.
+ * @req: in: a request ketw_trigger_check() passed; out: its id and the
+ *       rate limit used.
+ *
+ * The trigger watches from now if the session runs (its providers'
+ * enable sets are rebuilt), else from its next start.
+ *
+ * Return: 0; -ENOSPC at KETW_MAX_TRIGGERS; -ENOENT if destroyed, or for
+ * an unknown provider, event or field; -EINVAL for a field that is not
+ * an integer; -ENOMEM.
+ */
+int ketw_session_trigger_add(struct ketw_session *s, struct ketw_trigger *req)
+{
+	const struct ketw_field *field = NULL;
+	struct ketw_trig_set *old, *new;
+	char name[KETW_NAME_MAX] = "";
+	u8 guid[KETW_GUID_SIZE];
+	struct ketw_trig *t;
+	bool user = false;
+	int err;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&ketw_mutex);
+	old = rcu_dereference_protected(s->triggers,
+					lockdep_is_held(&ketw_mutex));
+	if (s->destroyed) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (old && old->nr >= KETW_MAX_TRIGGERS) {
+		err = -ENOSPC;
+		goto out;
+	}
+	err = ketw_provider_trigger_target(req, guid, &user, name, &field);
+	if (err)
+		goto out;
+	t = ketw_trig_new(req, s->next_trigger_id + 1, guid, user, name,
+			  field);
+	if (!t) {
+		err = -ENOMEM;
+		goto out;
+	}
+	s->next_trigger_id++;
+	if (old) {
+		memcpy(new->t, old->t, old->nr * sizeof(new->t[0]));
+		new->nr = old->nr;
+	}
+	new->t[new->nr++] = t;
+	rcu_assign_pointer(s->triggers, new);
+	if (s->state == KETW_STATE_RUNNING)
+		ketw_providers_attach(s);
+	mutex_unlock(&ketw_mutex);
+	if (old)
+		kfree_rcu(old, rcu);
+	req->id = ketw_trig_id(t);
+	if (!req->min_interval_ms)
+		req->min_interval_ms = KETW_TRIGGER_INTERVAL_DEFAULT;
+	return 0;
+out:
+	mutex_unlock(&ketw_mutex);
+	kfree(new);
+	return err;
+}
+
+/**
+ * ketw_session_trigger_del() - remove a trigger, or all, from a session
+ * @s:  the session; the caller holds a reference.
+ * @id: the trigger's id, or 0 for all of them.
+ *
+ * Writers may still be firing the trigger; it is freed after them. An
+ * action it fired already is the session's and goes on.
+ *
+ * Return: 0 (also for 0 on a session with none); -ENOENT for an unknown
+ * @id or a destroyed session; -ENOMEM.
+ */
+int ketw_session_trigger_del(struct ketw_session *s, u32 id)
+{
+	struct ketw_trig *gone[KETW_MAX_TRIGGERS];
+	struct ketw_trig_set *old, *new;
+	unsigned int i, n = 0;
+	int err = 0;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&ketw_mutex);
+	old = rcu_dereference_protected(s->triggers,
+					lockdep_is_held(&ketw_mutex));
+	if (s->destroyed) {
+		err = -ENOENT;
+		goto out;
+	}
+	for (i = 0; old && i < old->nr; i++) {
+		if (!id || ketw_trig_id(old->t[i]) == id)
+			gone[n++] = old->t[i];
+		else
+			new->t[new->nr++] = old->t[i];
+	}
+	if (!n) {
+		err = id ? -ENOENT : 0;
+		goto out;
+	}
+	if (!new->nr) {
+		kfree(new);
+		new = NULL;
+	}
+	rcu_assign_pointer(s->triggers, new);
+	if (s->state == KETW_STATE_RUNNING)
+		ketw_providers_attach(s);
+	mutex_unlock(&ketw_mutex);
+	/* After the enable sets that pointed to them were replaced. */
+	kfree_rcu(old, rcu);
+	for (i = 0; i < n; i++)
+		ketw_trig_free_rcu(gone[i]);
+	return 0;
+out:
+	mutex_unlock(&ketw_mutex);
+	kfree(new);
+	return err;
 }
 
 #define KETW_FLUSH_TIMEOUT	(5 * HZ)

@@ -813,7 +813,7 @@ static void op_session(struct kfuzz_thread *t)
 
 	if (fd < 0)
 		return;
-	switch (kfuzz_below(r, 15)) {
+	switch (kfuzz_below(r, 16)) {
 	case 0:
 	case 1: {
 		static const uint32_t kbs[] = { 0, 4, 8, 16, 64, 256 };
@@ -904,6 +904,36 @@ static void op_session(struct kfuzz_thread *t)
 			if (memchr(e->name, 0, sizeof(e->name)) == NULL || !e->name[0])
 				kfuzz_fail(K, t, "SESSIONS entry %u has no name", i);
 		}
+		break;
+	}
+	case 13: {	/* a trigger on a sample event, or away with one or all */
+		struct ketw_trigger tr;
+
+		memset(&tr, 0, sizeof(tr));
+		tr.size = sizeof(tr);
+		snprintf(tr.session, sizeof(tr.session), "%s", name);
+		if (kfuzz_pct(r, 40)) {
+			tr.id = kfuzz_below(r, 4);
+			CALL(t, ioctl(fd, KETW_IOC_TRIGGER_DEL, &tr),
+			     "ioctl(%d, TRIGGER_DEL, '%s' id %u)", fd, name, tr.id);
+			break;
+		}
+		snprintf(tr.provider, sizeof(tr.provider), "%s",
+			 provider_names[kfuzz_below(r, NR_PROVIDER_NAMES - 1)]);
+		tr.event_id = 1 + kfuzz_below(r, 2);
+		tr.level = kfuzz_below(r, 6);
+		tr.action = 1 + kfuzz_below(r, 3);
+		tr.post_ms = tr.action == KETW_TRIGGER_WAKE ? 0 : kfuzz_below(r, 50);
+		tr.min_interval_ms = kfuzz_below(r, 3);
+		if (kfuzz_pct(r, 30)) {
+			tr.flags = KETW_TRIGGER_FIELD;
+			snprintf(tr.field, sizeof(tr.field), "%s",
+				 kfuzz_pct(r, 80) ? "index" : "text");
+			tr.value = kfuzz_below(r, 4);
+		}
+		CALL(t, ioctl(fd, KETW_IOC_TRIGGER_ADD, &tr),
+		     "ioctl(%d, TRIGGER_ADD, '%s', '%s':%u)", fd, name, tr.provider,
+		     tr.event_id);
 		break;
 	}
 	default: {

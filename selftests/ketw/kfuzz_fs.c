@@ -78,7 +78,7 @@ static const char *const pool[] = {
 static const char *const sfiles[] = {
 	"enable", "buffer_size_kb", "policy", "max_data_size", "clock",
 	"rundown", "providers", "event_set", "status", "stats", "trace",
-	"trace_pipe", "per_cpu/cpu0/trace_pipe_raw",
+	"trace_pipe", "trigger", "per_cpu/cpu0/trace_pipe_raw",
 	"per_cpu/cpu1/trace_pipe_raw", "per_cpu/cpu0/stats",
 	"per_cpu/cpu1/stats", "per_cpu/cpu99/stats", "per_cpu/cpu01/stats",
 	"nonexistent", "per_cpu", ".",
@@ -295,6 +295,19 @@ static const char *const bad_event_set[] = {
 	"ketw-sample: 1 2 99999999999", "1-2-3", NULL,
 };
 
+static const char *const good_trigger[] = {
+	"ketw-sample:1", "ketw-sample:2:3 code=5 action=stop post=10",
+	"ketw-sample:1 index=2 action=wake interval=1", "!1", "!",
+	"6b657477-7361-6d70-6c65-000000000001:1 action=snapshot post=5",
+	NULL,
+};
+static const char *const bad_trigger[] = {
+	"ketw-sample", "ketw-sample:x", "ketw-sample:1 action=boom",
+	"ketw-sample:1 post=60001", "ketw-sample:1:9", ":1",
+	"ketw-sample:1 a=1 b=2", "!x", "!0", "! 1", "ketw-sample:1 =1",
+	"ketw-sample:2 text=1", "ketw-sample:1 action=wake post=1", NULL,
+};
+
 static const struct spec specs[] = {
 	{ "enable", good_enable, bad_enable },
 	{ "buffer_size_kb", good_bsk, bad_bsk },
@@ -304,6 +317,7 @@ static const struct spec specs[] = {
 	{ "max_data_size", good_mds, bad_mds },
 	{ "providers", good_providers, bad_providers },
 	{ "event_set", good_event_set, bad_event_set },
+	{ "trigger", good_trigger, bad_trigger },
 };
 
 static const char *const nums[] = {

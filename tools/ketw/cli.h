@@ -97,6 +97,11 @@ int cli_getopt_long(int argc, char **argv, const char *optstring,
 #define CLI_OPT_HEX		0x103
 #define CLI_OPT_ALL		0x104
 #define CLI_OPT_ITEMS		0x105
+#define CLI_OPT_TRIGGER		0x106
+#define CLI_OPT_TRIGGER_FIELD	0x107
+#define CLI_OPT_POST		0x108
+#define CLI_OPT_ACTION		0x109
+#define CLI_OPT_INTERVAL	0x10a
 
 /*
  * The command line of a command that takes "-s NAME" and nothing else:
@@ -266,7 +271,8 @@ void cli_json_escaped(FILE *f, const unsigned char *p, size_t max,
 	{ "no-rundown", no_argument, NULL, CLI_OPT_NO_RUNDOWN }, \
 	{ "items", required_argument, NULL, CLI_OPT_ITEMS }, \
 	{ "provider", required_argument, NULL, 'p' }, \
-	{ "filter-out", required_argument, NULL, 'x' }
+	{ "filter-out", required_argument, NULL, 'x' }, \
+	CLI_TRIGGER_LONGOPTS
 /* ---- enable.c: the -p and -x options of start, enable and disable ---- */
 
 struct cli_enable_opt {
@@ -323,12 +329,40 @@ char *cli_filter_text(const struct ketw_filter *f, char *buf, size_t len);
 void cli_print_events_taken(const struct ketw_filter *f,
 			    const struct ketw_event_info *ev, unsigned int nr);
 
+/* ---- trigger.c: the trigger options of start and record ---- */
+
+#define CLI_TRIGGER_LONGOPTS \
+	{ "trigger", required_argument, NULL, CLI_OPT_TRIGGER }, \
+	{ "trigger-field", required_argument, NULL, CLI_OPT_TRIGGER_FIELD }, \
+	{ "post", required_argument, NULL, CLI_OPT_POST }, \
+	{ "action", required_argument, NULL, CLI_OPT_ACTION }, \
+	{ "interval", required_argument, NULL, CLI_OPT_INTERVAL }
+
+struct cli_triggers {
+	const char *cmd;		/* for usage errors */
+	struct ketw_trigger v[KETW_MAX_TRIGGERS];	/* --trigger */
+	unsigned int nr;
+	uint64_t post_ms, interval_ms;	/* --post, --interval: all of them */
+	unsigned int action;		/* --action; 0: snapshot */
+};
+
+/*
+ * One of CLI_TRIGGER_LONGOPTS: --trigger PROVIDER:ID[:LEVEL], then
+ * --trigger-field FIELD=VALUE for the last --trigger; --post MS,
+ * --action wake|stop|snapshot and --interval MS for them all. Returns 0,
+ * 2 after a usage error, or -1 if @c is not one of them.
+ */
+int cli_triggers_option(struct cli_triggers *t, int c, const char *arg);
+/* Arm them on @session (TRIGGER_ADD) and say so; 0, or 1 after a message. */
+int cli_triggers_arm(struct cli_triggers *t, int fd, const char *session);
+
 /* ---- cmd_start.c (continued) ---- */
 
 struct cli_start {
 	const char *cmd;		/* for usage errors */
 	const char *name;		/* -s */
 	struct cli_enables en;		/* -p, -x */
+	struct cli_triggers trig;	/* --trigger ... */
 	unsigned int level, policy, clock, flags;
 	uint32_t ext_items;		/* --items: the session's default */
 	uint64_t buffer_kb, max_data, any, all, watermark;
@@ -349,6 +383,19 @@ int cli_start_check(struct cli_start *s);
  * runs. Nothing is left behind on failure. 0, 1 or 2 after a message.
  */
 int cli_start_session(struct cli_start *s, int fd);
+
+/*
+ * ketw record --trigger (trigger.c): a LOOP session as a flight
+ * recorder; each snapshot its triggers make ready goes to @path, then
+ * @path.1, @path.2, ...; until @seconds (0: no limit) or a signal.
+ */
+int cli_record_triggered(struct cli_start *s, const char *path,
+			 uint64_t seconds);
+
+/* ---- cmd_snapshot.c ---- */
+
+/* Every CPU's records of session @name, consuming none, into @path. */
+int cli_snapshot_write(int fd, const char *name, const char *path);
 
 /* ---- cmd_extract.c: draining a session, shared with record ---- */
 

@@ -102,6 +102,13 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out;
 	name = s.name;
+	if (s.trig.nr) {	/* a flight recorder: trigger.c */
+		if (use_read || max_records)
+			ret = cli_usage_error(argv[0], "--trigger takes neither --read nor -n");
+		else
+			ret = cli_record_triggered(&s, path, seconds);
+		goto out;
+	}
 
 	/* Read-write: the mapped meta pages take our position. */
 	fd = cli_open_device(O_RDWR | O_NONBLOCK);

@@ -54,9 +54,8 @@ static int snapshot_cpu(int fd, const char *name, unsigned int cpu,
 	return 0;
 }
 
-int cmd_snapshot(int argc, char **argv)
+int cli_snapshot_write(int fd, const char *name, const char *path)
 {
-	const char *name = CLI_DEFAULT_SESSION, *path = NULL;
 	struct ketw_cpu_stats *before = NULL, *after = NULL;
 	struct snapshot_totals t = { 0 };
 	struct cli_cpu_buf *cpus = NULL;
@@ -65,48 +64,16 @@ int cmd_snapshot(int argc, char **argv)
 	unsigned int cpu, nr = 0;
 	size_t len;
 	void *buf = NULL;
-	int c, fd, err, ret = CLI_EXIT_OK;
+	int err, ret;
 
-	while ((c = cli_getopt(argc, argv, "s:o:", &ret)) != -1) {
-		switch (c) {
-		case 's':
-			name = optarg;
-			ret = cli_check_session_name(argv[0], name);
-			break;
-		case 'o':
-			path = optarg;
-			if (!*path)
-				ret = cli_usage_error(argv[0],
-						      "-o: empty file name");
-			break;
-		default:
-			return ret;
-		}
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return cli_usage_error(argv[0], "unexpected argument '%s'",
-				       argv[optind]);
-	if (!path)
-		return cli_usage_error(argv[0],
-				       "-o FILE is required (where to write the snapshot)");
-
-	fd = cli_open_device(0);
-	if (fd < 0)
-		return CLI_EXIT_ERROR;
 	err = ketw_session_get_attr(fd, name, &attr);
-	if (err) {
-		ret = cli_session_error("snapshot", name, err);
-		goto out;
-	}
+	if (err)
+		return cli_session_error("snapshot", name, err);
 	nr = attr.nr_cpus;
 	if (!nr || nr > KETW_FILE_MAX_CPUS ||
-	    attr.buffer_kb > KETW_BUFFER_KB_MAX) {
-		ret = cli_error("session '%s' reports %u cpus of %u KiB", name,
-				nr, attr.buffer_kb);
-		goto out;
-	}
+	    attr.buffer_kb > KETW_BUFFER_KB_MAX)
+		return cli_error("session '%s' reports %u cpus of %u KiB", name,
+				 nr, attr.buffer_kb);
 	/* The kernel wants room for a whole per-CPU buffer. */
 	len = (size_t)attr.buffer_kb * 1024;
 	if (len < (size_t)KETW_BUFFER_KB_MIN * 1024)
@@ -163,6 +130,43 @@ out:
 	free(after);
 	free(valid);
 	free(valid2);
+	return ret;
+}
+
+int cmd_snapshot(int argc, char **argv)
+{
+	const char *name = CLI_DEFAULT_SESSION, *path = NULL;
+	int c, fd, ret = CLI_EXIT_OK;
+
+	while ((c = cli_getopt(argc, argv, "s:o:", &ret)) != -1) {
+		switch (c) {
+		case 's':
+			name = optarg;
+			ret = cli_check_session_name(argv[0], name);
+			break;
+		case 'o':
+			path = optarg;
+			if (!*path)
+				ret = cli_usage_error(argv[0],
+						      "-o: empty file name");
+			break;
+		default:
+			return ret;
+		}
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
+	if (!path)
+		return cli_usage_error(argv[0],
+				       "-o FILE is required (where to write the snapshot)");
+
+	fd = cli_open_device(0);
+	if (fd < 0)
+		return CLI_EXIT_ERROR;
+	ret = cli_snapshot_write(fd, name, path);
 	close(fd);
 	return ret;
 }

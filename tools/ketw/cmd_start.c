@@ -15,6 +15,7 @@ void cli_start_init(struct cli_start *s, const char *cmd)
 {
 	*s = (struct cli_start){ .cmd = cmd, .name = CLI_DEFAULT_SESSION };
 	cli_enables_init(&s->en, cmd, false);
+	s->trig.cmd = cmd;
 }
 
 void cli_start_free(struct cli_start *s)
@@ -25,7 +26,10 @@ void cli_start_free(struct cli_start *s)
 int cli_start_option(struct cli_start *s, int c, const char *arg)
 {
 	const char *cmd = s->cmd;
+	int r = cli_triggers_option(&s->trig, c, arg);
 
+	if (r >= 0)
+		return r;
 	switch (c) {
 	case 'p':
 		return cli_enables_add(&s->en, arg);
@@ -125,6 +129,8 @@ int cli_start_session(struct cli_start *s, int fd)
 		return cli_session_error("create", name, err);
 	}
 	ret = cli_enables_apply(&s->en, fd, name);
+	if (!ret)
+		ret = cli_triggers_arm(&s->trig, fd, name);
 	if (ret) {
 		ketw_session_destroy(fd, name);
 		return ret;

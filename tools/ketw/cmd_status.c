@@ -53,6 +53,9 @@ static void status_text(const struct ketw_session_status *ss,
 	printf("totals:   %llu written, %llu lost, %llu overwritten (%u cpus)\n",
 	       (unsigned long long)ss->written, (unsigned long long)ss->lost,
 	       (unsigned long long)ss->overwritten, ss->nr_cpus);
+	if (ss->triggers_fired)
+		printf("triggers: fired %u times, %u snapshots ready, %u wake-ups\n",
+		       ss->triggers_fired, ss->snapshots_ready, ss->wakeups);
 	cli_memory_print(memory);
 	printf("\n");
 	cli_print_cpu_stats(st, valid, ss->nr_cpus);

@@ -57,6 +57,43 @@ static void json_field(struct cli_json *j, const struct ketw_field_info *fi,
 		cli_json_hex(j, data + off, n);	/* binary, odd sizes, unknown */
 }
 
+/* A TRIGGER record's payload (byte order already the host's). */
+static void json_trigger(struct cli_json *j, const struct ketw_record *rec,
+			 const struct ketw_registry *reg)
+{
+	struct ketw_sys_trigger t;
+	char guid[KETW_GUID_STR_LEN];
+	const char *pname;
+
+	if (rec->data_len < sizeof(t))
+		return;
+	memcpy(&t, rec->data, sizeof(t));
+	cli_json_key(j, "trigger");
+	cli_json_object(j, false);
+	cli_json_key(j, "id");
+	cli_json_u64(j, t.trigger_id);
+	cli_json_key(j, "guid");
+	cli_json_string_or_null(j, ketw_guid_format(t.provider_guid, guid));
+	pname = ketw_registry_provider_name(reg, t.provider_guid);
+	if (pname) {
+		cli_json_key(j, "provider");
+		cli_json_string(j, pname, KETW_NAME_MAX);
+	}
+	cli_json_key(j, "event_id");
+	cli_json_u64(j, t.event_id);
+	cli_json_key(j, "cpu");
+	cli_json_u64(j, t.cpu);
+	cli_json_key(j, "seq");
+	cli_json_u64(j, t.sequence);
+	cli_json_key(j, "fired");
+	cli_json_u64(j, t.fired);
+	cli_json_key(j, "suppressed");
+	cli_json_u64(j, t.suppressed);
+	cli_json_key(j, "action");
+	cli_json_string_or_null(j, ketw_trigger_action_name(t.action));
+	cli_json_end(j);
+}
+
 void cli_report_json_record(const struct ketw_record *rec,
 			    const struct ketw_registry *reg, bool swapped,
 			    bool payload, struct cli_syms *syms)
@@ -145,5 +182,7 @@ void cli_report_json_record(const struct ketw_record *rec,
 		cli_json_key(&j, "payload");
 		cli_json_hex(&j, rec->data, rec->data_len);
 	}
+	if (sys && h->event_id == KETW_SYS_TRIGGER)
+		json_trigger(&j, rec, reg);
 	cli_json_end(&j);
 }

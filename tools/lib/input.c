@@ -218,6 +218,7 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 	struct ketw_sys_resume res;
 	struct ketw_sys_error error;
 	struct ketw_sys_module mod;
+	struct ketw_sys_trigger trig;
 
 	switch (h->event_id) {
 	case KETW_SYS_MODULE:
@@ -267,6 +268,19 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 		error.error = (int32_t)bswap_32((uint32_t)error.error);
 		error.reserved = bswap_32(error.reserved);
 		memcpy(data, &error, sizeof(error));
+		break;
+	case KETW_SYS_TRIGGER:
+		if (len < sizeof(trig))
+			return;
+		memcpy(&trig, data, sizeof(trig));
+		trig.trigger_id = bswap_32(trig.trigger_id);
+		trig.event_id = bswap_32(trig.event_id);
+		trig.sequence = bswap_64(trig.sequence);
+		trig.cpu = bswap_32(trig.cpu);
+		trig.fired = bswap_32(trig.fired);
+		trig.suppressed = bswap_32(trig.suppressed);
+		trig.action = bswap_32(trig.action);
+		memcpy(data, &trig, sizeof(trig));
 		break;
 	default:
 		ketw_swap_sys_provider_payload(h->event_id, data, len);

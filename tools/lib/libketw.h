@@ -112,6 +112,15 @@ int ketw_session_snapshot(int fd, const char *name, unsigned int cpu,
  * session is not running or a flush is running.
  */
 int ketw_session_flush(int fd, const char *name);
+/*
+ * Arm a trigger (KETW_IOC_TRIGGER_ADD): @t filled by the caller but for
+ * its size, which this sets; on success t->id is the trigger's id and
+ * t->min_interval_ms the rate limit the kernel applies. -ENOTTY from a
+ * module without triggers.
+ */
+int ketw_trigger_add(int fd, struct ketw_trigger *t);
+/* Remove trigger @id of session @name, or all of them for 0. */
+int ketw_trigger_del(int fd, const char *name, uint32_t id);
 
 /* ---- providers and filters ----------------------------------------- */
 
@@ -525,6 +534,7 @@ const char *ketw_field_type_name(unsigned int type);	/* KETW_FIELD_* */
 const char *ketw_policy_name(unsigned int policy);
 const char *ketw_clock_name(unsigned int clock);
 const char *ketw_state_name(unsigned int state);
+const char *ketw_trigger_action_name(unsigned int action); /* KETW_TRIGGER_* */
 
 /* The textual form of a GUID stored in textual byte order. */
 char *ketw_guid_format(const uint8_t guid[KETW_GUID_SIZE],
@@ -684,6 +694,8 @@ int ketw_parse_level(const char *s, unsigned int *level);
 int ketw_parse_policy(const char *s, unsigned int *policy);
 /* mono | boot | local */
 int ketw_parse_clock(const char *s, unsigned int *clock);
+/* wake | stop | snapshot */
+int ketw_parse_trigger_action(const char *s, unsigned int *action);
 
 /*
  * A provider and its filter as "-p" gives them:

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libketw: the names of ketw's numbers (event types, levels, system
- * events, field types, policies, clocks, states, errnos) both ways, and
+ * events, field types, policies, clocks, states, trigger actions,
+ * errnos) both ways, and
  * strict parsing of numbers.
  */
 #include <ctype.h>
@@ -27,6 +28,9 @@ static const char *const ketw_policy_names[] = { KETW_POLICY_WORDS(KETW_WORD) };
 static const char *const ketw_clock_names[] = { KETW_CLOCK_WORDS(KETW_WORD) };
 static const char *const ketw_state_names[] = { KETW_STATE_WORDS(KETW_WORD) };
 static const char *const ketw_ext_names[] = { KETW_EXT_WORDS(KETW_WORD) };
+static const char *const ketw_action_names[] = {
+	KETW_TRIGGER_ACTION_WORDS(KETW_WORD)
+};
 #undef KETW_WORD
 
 static const char *ketw_name_of(const char *const *names, size_t n,
@@ -216,6 +220,18 @@ int ketw_parse_level(const char *s, unsigned int *level)
 		return err;
 	*level = v;
 	return 0;
+}
+
+const char *ketw_trigger_action_name(unsigned int action)
+{
+	return ketw_name_of(ketw_action_names, ARRAY_SIZE(ketw_action_names),
+			    action);
+}
+
+int ketw_parse_trigger_action(const char *s, unsigned int *action)
+{
+	return ketw_parse_name(s, ketw_action_names,
+			       ARRAY_SIZE(ketw_action_names), action);
 }
 
 int ketw_parse_policy(const char *s, unsigned int *policy)

@@ -177,3 +177,24 @@ int ketw_session_flush(int fd, const char *name)
 {
 	return ketw_session_ref_ioctl(fd, KETW_IOC_FLUSH, name);
 }
+
+int ketw_trigger_add(int fd, struct ketw_trigger *t)
+{
+	if (!ketw_session_name_valid(t->session))
+		return -EINVAL;
+	t->size = sizeof(*t);
+	return ketw_ioctl(fd, KETW_IOC_TRIGGER_ADD, t);
+}
+
+int ketw_trigger_del(int fd, const char *name, uint32_t id)
+{
+	struct ketw_trigger t;
+
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	memset(&t, 0, sizeof(t));
+	t.size = sizeof(t);
+	ketw_name_copy(t.session, name);
+	t.id = id;
+	return ketw_ioctl(fd, KETW_IOC_TRIGGER_DEL, &t);
+}

@@ -211,6 +211,9 @@ int ketw_sys_payload_format_named(const struct ketw_record *rec,
 	struct ketw_sys_overflow ovf;
 	struct ketw_sys_resume res;
 	struct ketw_sys_error error;
+	struct ketw_sys_trigger trig;
+	char gbuf[KETW_GUID_STR_LEN];
+	const char *pname;
 
 	if (!(h->flags & KETW_RECORD_SYSTEM))
 		return 0;
@@ -229,8 +232,27 @@ int ketw_sys_payload_format_named(const struct ketw_record *rec,
 			return 0;
 		memcpy(&stop, rec->data, sizeof(stop));
 		return snprintf(buf, len, "%s",
-				stop.auto_stop ? "stopped by the full policy" :
-						 "explicit stop");
+				stop.auto_stop == KETW_STOP_EXPLICIT ?
+				"explicit stop" :
+				stop.auto_stop == KETW_STOP_TRIGGER ?
+				"stopped by a trigger" :
+				"stopped by the full policy");
+	case KETW_SYS_TRIGGER:
+		if (rec->data_len < sizeof(trig))
+			return 0;
+		memcpy(&trig, rec->data, sizeof(trig));
+		pname = reg ? ketw_registry_provider_name(reg,
+							  trig.provider_guid) :
+			      NULL;
+		return snprintf(buf, len,
+				"trigger %u fired (%u times, %u suppressed before) by %s event %u, cpu %u seq %llu: %s",
+				trig.trigger_id, trig.fired, trig.suppressed,
+				pname ? pname :
+				ketw_guid_format(trig.provider_guid, gbuf),
+				trig.event_id, trig.cpu,
+				(unsigned long long)trig.sequence,
+				ketw_trigger_action_name(trig.action) ?
+				ketw_trigger_action_name(trig.action) : "?");
 	case KETW_SYS_OVERFLOW:
 		if (rec->data_len < sizeof(ovf))
 			return 0;

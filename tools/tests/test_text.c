@@ -54,7 +54,18 @@ TEST(names)
 	CHECK_STR(ketw_sys_event_name(KETW_SYS_START), "START");
 	CHECK_STR(ketw_sys_event_name(KETW_SYS_OVERFLOW), "OVERFLOW");
 	CHECK_STR(ketw_sys_event_name(KETW_SYS_ERROR), "ERROR");
-	CHECK(ketw_sys_event_name(9) == NULL);
+	CHECK_STR(ketw_sys_event_name(KETW_SYS_TRIGGER), "TRIGGER");
+	CHECK(ketw_sys_event_name(10) == NULL);
+	CHECK_STR(ketw_trigger_action_name(KETW_TRIGGER_SNAPSHOT), "snapshot");
+	CHECK(ketw_trigger_action_name(0) == NULL);
+	CHECK(ketw_trigger_action_name(4) == NULL);
+	{
+		unsigned int a = 0;
+
+		CHECK_EQ(ketw_parse_trigger_action("stop", &a), 0);
+		CHECK_EQ(a, KETW_TRIGGER_STOP);
+		CHECK_EQ(ketw_parse_trigger_action("halt", &a), -EINVAL);
+	}
 	CHECK_STR(ketw_policy_name(KETW_POLICY_UNTIL_FULL), "until-full");
 	CHECK(ketw_policy_name(0) == NULL);
 	CHECK_STR(ketw_clock_name(KETW_CLOCK_LOCAL), "local");
@@ -265,7 +276,7 @@ TEST(sys_payload_format_short_and_names)
 	CHECK_STR(ketw_sys_event_name(KETW_SYS_PROVIDER), "PROVIDER");
 	CHECK_STR(ketw_sys_event_name(KETW_SYS_EVENT_DESC), "EVENT_DESC");
 	CHECK_STR(ketw_sys_event_name(KETW_SYS_TASK), "TASK");
-	CHECK(ketw_sys_event_name(9) == NULL);
+	CHECK(ketw_sys_event_name(10) == NULL);
 	CHECK_STR(ketw_field_type_name(KETW_FIELD_GUID), "guid");
 	CHECK(ketw_field_type_name(99) == NULL);
 	CHECK_STR(ketw_errno_name(-ETIMEDOUT), "ETIMEDOUT");
@@ -302,6 +313,34 @@ TEST(sys_payload_format_short_and_names)
 			    &e, sizeof(e));
 		ketw_sys_payload_format(&r, line, sizeof(line));
 		CHECK_STR(line, "error -3999 (unknown errno)");
+	}
+	/* A TRIGGER, and STOP by a trigger. */
+	{
+		struct ketw_sys_trigger tr = {
+			.trigger_id = 3, .event_id = 7, .sequence = 41,
+			.cpu = 1, .fired = 2, .suppressed = 9,
+			.action = KETW_TRIGGER_STOP,
+			.provider_guid = { 0x6b, 0x65, [15] = 1 },
+		};
+		struct ketw_sys_stop st = { .auto_stop = KETW_STOP_TRIGGER };
+
+		test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_TRIGGER,
+			    &tr, sizeof(tr));
+		ketw_record_iter_init(&it, BUF, 128);
+		ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+		ketw_sys_payload_format(&r, line, sizeof(line));
+		CHECK_STR(line, "trigger 3 fired (2 times, 9 suppressed before) by 6b650000-0000-0000-0000-000000000001 event 7, cpu 1 seq 41: stop");
+		test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_TRIGGER,
+			    &tr, sizeof(tr) - 1);
+		ketw_record_iter_init(&it, BUF, 128);
+		ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+		CHECK_EQ(ketw_sys_payload_format(&r, line, sizeof(line)), 0);
+		test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_STOP,
+			    &st, sizeof(st));
+		ketw_record_iter_init(&it, BUF, 128);
+		ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+		ketw_sys_payload_format(&r, line, sizeof(line));
+		CHECK_STR(line, "stopped by a trigger");
 	}
 	/* Cut short: snprintf semantics. */
 	test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_TASK, &task,

@@ -243,6 +243,7 @@ struct ketw_ext_activity {
 #define KETW_SYS_FLUSH_START	6
 #define KETW_SYS_FLUSH_STOP	7
 #define KETW_SYS_ERROR		8
+#define KETW_SYS_TRIGGER	9  /* payload: struct ketw_sys_trigger */
 /* Rundown (type KETW_TYPE_DC_START): the registry, so a trace decodes alone. */
 #define KETW_SYS_PROVIDER	16 /* payload: struct ketw_sys_provider */
 #define KETW_SYS_EVENT_DESC	17 /* payload: struct ketw_event_info */
@@ -260,9 +261,13 @@ struct ketw_sys_start {
 };
 
 struct ketw_sys_stop {
-	__u32 auto_stop;	/* 0: explicit stop; else stopped by the full policy */
+	__u32 auto_stop;	/* KETW_STOP_*: who stopped the session */
 	__u32 reserved;
 };
+
+#define KETW_STOP_EXPLICIT	0	/* STOP, DESTROY, ketwfs enable 0 */
+#define KETW_STOP_FULL		1	/* the full policy (UNTIL_FULL) */
+#define KETW_STOP_TRIGGER	2	/* a trigger's KETW_TRIGGER_STOP */
 
 /*
  * OVERFLOW and RESUME come as a pair, in front of the first record stored
@@ -279,6 +284,30 @@ struct ketw_sys_resume {
 struct ketw_sys_error {
 	__s32 error;			/* a negative errno */
 	__u32 reserved;
+};
+
+/**
+ * struct ketw_sys_trigger - TRIGGER: a trigger fired (struct ketw_trigger)
+ * @trigger_id:    the trigger's id in its session.
+ * @event_id:      the id of the event that fired it.
+ * @provider_guid: that event's provider.
+ * @sequence:      that event's record's sequence number on @cpu.
+ * @cpu:           the CPU that logged it; the TRIGGER record follows it
+ *                 in that CPU's buffer.
+ * @fired:         times this trigger fired so far, this one included.
+ * @suppressed:    matching events the rate limit left out since the
+ *                 trigger last fired.
+ * @action:        KETW_TRIGGER_WAKE, _STOP or _SNAPSHOT: what follows.
+ */
+struct ketw_sys_trigger {
+	__u32 trigger_id;
+	__u32 event_id;
+	__u8  provider_guid[KETW_GUID_SIZE];
+	__u64 sequence;
+	__u32 cpu;
+	__u32 fired;
+	__u32 suppressed;
+	__u32 action;
 };
 
 /*
@@ -509,6 +538,73 @@ struct ketw_enable {
 #define KETW_ENABLE_SIZE_VER1	248
 
 #define KETW_MAX_ENABLES	64	/* providers enabled in one session */
+
+/* Flags of struct ketw_trigger. */
+#define KETW_TRIGGER_FIELD	_BITUL(0)	/* also match @field == @value */
+#define KETW_TRIGGER_USER	_BITUL(1)	/* @guid names a user provider */
+#define KETW_TRIGGER_FLAGS	(KETW_TRIGGER_FIELD | KETW_TRIGGER_USER)
+
+/* Actions of struct ketw_trigger. */
+#define KETW_TRIGGER_WAKE	1	/* only wake the session's readers */
+#define KETW_TRIGGER_STOP	2	/* stop the session after post_ms */
+#define KETW_TRIGGER_SNAPSHOT	3	/* after post_ms, a snapshot is ready */
+
+#define KETW_TRIGGER_POST_MAX		60000	/* ms */
+#define KETW_TRIGGER_INTERVAL_DEFAULT	1000	/* ms, for min_interval_ms 0 */
+#define KETW_TRIGGER_INTERVAL_MAX	3600000	/* ms */
+#define KETW_MAX_TRIGGERS		16	/* per session */
+
+/**
+ * struct ketw_trigger - arm (TRIGGER_ADD) or remove (TRIGGER_DEL) a trigger
+ * @size:     sizeof(struct ketw_trigger) as the caller knows it.
+ * @flags:    KETW_TRIGGER_*.
+ * @session:  the session's name.
+ * @provider: the provider's name, or "" to name it by @guid (a user
+ *            provider's with KETW_TRIGGER_USER), as struct ketw_enable.
+ * @guid:     the provider's GUID when @provider is "".
+ * @event_id: the event that fires it.
+ * @level:    fires only for an event of level <= @level; 0: any level.
+ * @action:   KETW_TRIGGER_WAKE, _STOP or _SNAPSHOT.
+ * @post_ms:  STOP, SNAPSHOT: the delay after the firing event, 0 to
+ *            KETW_TRIGGER_POST_MAX; 0 for WAKE.
+ * @min_interval_ms: the rate limit: after a fire, matching events within
+ *            this many ms are counted as suppressed, not fired; 0 means
+ *            KETW_TRIGGER_INTERVAL_DEFAULT (ADD returns the value used).
+ * @id:       ADD: out (ignored in), the trigger's id in its session,
+ *            from 1; DEL: in, the trigger to remove, 0 for all of the
+ *            session's. DEL reads only @session and @id.
+ * @field:    KETW_TRIGGER_FIELD: the name of an integer field of the
+ *            event's descriptor (u8..s64, hex32, hex64); "" otherwise.
+ * @value:    KETW_TRIGGER_FIELD: fires only when @field equals it (a
+ *            signed field sign-extended to 64 bits).
+ *
+ * A trigger sees the events its session takes (after the session's
+ * filters) and stores; it fires on each outside the rate limit, logs
+ * TRIGGER (struct ketw_sys_trigger) right after the event, on its CPU,
+ * and then does @action, from process context. A provider named by
+ * name must be registered when the trigger is armed; so must one whose
+ * @field is looked up. ADD fails with ENOENT for an unknown provider,
+ * event or field, EINVAL for a non-integer field or a bad value, ENOSPC
+ * past KETW_MAX_TRIGGERS. Triggers stay armed across STOP and START,
+ * until DEL or DESTROY; ketwfs lists them (sessions/NAME/trigger).
+ */
+struct ketw_trigger {
+	__u32 size;
+	__u32 flags;
+	char  session[KETW_NAME_MAX];
+	char  provider[KETW_NAME_MAX];
+	__u8  guid[KETW_GUID_SIZE];
+	__u32 event_id;
+	__u32 level;
+	__u32 action;
+	__u32 post_ms;
+	__u32 min_interval_ms;
+	__u32 id;
+	char  field[KETW_FIELD_NAME_MAX];
+	__u64 value;
+};
+
+#define KETW_TRIGGER_SIZE_VER0	144
 
 /**
  * struct ketw_user_provider - register a provider from user space
@@ -843,6 +939,18 @@ struct ketw_cpu_stats {
  * @written:        records stored, summed over CPUs.
  * @lost:           events lost, all reasons, summed over CPUs.
  * @overwritten:    records LOOP overwrote, summed over CPUs.
+ * @triggers_fired: (VER1) times the session's triggers fired, all of
+ *                  them, since it was created.
+ * @snapshots_ready: (VER1) snapshots that triggers made ready: incremented
+ *                  when a KETW_TRIGGER_SNAPSHOT's post delay ends (or its
+ *                  session stops first).
+ * @wakeups:        (VER1) KETW_TRIGGER_WAKE actions done.
+ * @reserved2:      0.
+ *
+ * poll() on a /dev/ketw file attached to the session reports EPOLLPRI
+ * while @snapshots_ready or @wakeups is above what the file last read
+ * here: reading the status of the session it is attached to, through
+ * that file, acknowledges what it reports. Attaching resets it to 0.
  */
 struct ketw_session_status {
 	__u32 size;
@@ -859,9 +967,14 @@ struct ketw_session_status {
 	__u64 written;
 	__u64 lost;
 	__u64 overwritten;
+	__u32 triggers_fired;
+	__u32 snapshots_ready;
+	__u32 wakeups;
+	__u32 reserved2;
 };
 
 #define KETW_SESSION_STATUS_SIZE_VER0	96
+#define KETW_SESSION_STATUS_SIZE_VER1	112
 
 /**
  * struct ketw_snapshot - copy one CPU's buffer without consuming it
@@ -1084,6 +1197,7 @@ struct ketw_meta_page {
 	FN(KETW_SYS_FLUSH_START,	"FLUSH_START")	\
 	FN(KETW_SYS_FLUSH_STOP,		"FLUSH_STOP")	\
 	FN(KETW_SYS_ERROR,		"ERROR")	\
+	FN(KETW_SYS_TRIGGER,		"TRIGGER")	\
 	FN(KETW_SYS_PROVIDER,		"PROVIDER")	\
 	FN(KETW_SYS_EVENT_DESC,		"EVENT_DESC")	\
 	FN(KETW_SYS_TASK,		"TASK")		\
@@ -1114,6 +1228,11 @@ struct ketw_meta_page {
 	FN(KETW_CLOCK_BOOT,		"boot")		\
 	FN(KETW_CLOCK_LOCAL,		"local")
 
+#define KETW_TRIGGER_ACTION_WORDS(FN)			\
+	FN(KETW_TRIGGER_WAKE,		"wake")		\
+	FN(KETW_TRIGGER_STOP,		"stop")		\
+	FN(KETW_TRIGGER_SNAPSHOT,	"snapshot")
+
 #define KETW_STATE_WORDS(FN)				\
 	FN(KETW_STATE_CREATED,		"created")	\
 	FN(KETW_STATE_RUNNING,		"running")	\
@@ -1137,7 +1256,9 @@ struct ketw_meta_page {
  * named session; DESTROY fails with EBUSY while another file is attached
  * to it. FLUSH logs FLUSH_START, waits until readers have consumed what
  * was there, and logs FLUSH_STOP (ERROR too if it timed out). SESSIONS
- * lists every session (struct ketw_session_list).
+ * lists every session (struct ketw_session_list). TRIGGER_ADD arms a
+ * trigger on a session, TRIGGER_DEL removes one or all (struct
+ * ketw_trigger).
  */
 #define KETW_IOC_CREATE		_IOWR(KETW_IOC_MAGIC, 1, struct ketw_session_attr)
 #define KETW_IOC_START		_IOW(KETW_IOC_MAGIC, 2, struct ketw_session_ref)
@@ -1158,5 +1279,7 @@ struct ketw_meta_page {
 #define KETW_IOC_USER_WRITE	_IOW(KETW_IOC_MAGIC, 17, struct ketw_user_event)
 #define KETW_IOC_SESSIONS	_IOWR(KETW_IOC_MAGIC, 18, struct ketw_session_list)
 #define KETW_IOC_USER_CONFLICT	_IOWR(KETW_IOC_MAGIC, 19, struct ketw_user_conflict)
+#define KETW_IOC_TRIGGER_ADD	_IOWR(KETW_IOC_MAGIC, 20, struct ketw_trigger)
+#define KETW_IOC_TRIGGER_DEL	_IOW(KETW_IOC_MAGIC, 21, struct ketw_trigger)
 
 #endif /* _UAPI_LINUX_KETW_H */
