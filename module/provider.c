@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "context.h"
 #include "ketw_internal.h"
 #include "ketw_trace.h"
 
@@ -51,31 +52,28 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 	return (d->keyword & e->match_all) == e->match_all;
 }
 
-/**
- * ketw_write_flags() - log an event into every session that takes it
- * @prov:  a registered provider.
- * @desc:  the event's descriptor.
- * @data:  the payload.
- * @len:   its length in bytes.
- * @flags: KETW_RECORD_* flags for the records.
- *
- * Context: any, NMI included; takes no lock.
- *
- * Return: the number of sessions that stored the event.
+/*
+ * The write path; @context: add the caller's context bits to @flags (only
+ * the bench's __ketw_write_noctx() leaves them out, to time them).
  */
-int ketw_write_flags(struct ketw_provider *prov,
-		     const struct ketw_event_descriptor *desc,
-		     const void *data, size_t len, u16 flags)
+static __always_inline int ketw_write_ctx(struct ketw_provider *prov,
+					  const struct ketw_event_descriptor *desc,
+					  const void *data, size_t len,
+					  u16 flags, bool context)
 {
 	const struct ketw_enablement *e, *end;
 	struct ketw_enable_set *set;
-	unsigned int ctx, outer;
+	unsigned int pc, ctx, outer;
 	bool nested;
 	int stored = 0;
 
 	/* Also an RCU read-side section for the enable set and sessions. */
 	preempt_disable_notrace();
-	ctx = KETW_CTX(preempt_count());
+	pc = preempt_count();
+	ctx = KETW_CTX(pc);
+	/* Once per event, for every session and the ftrace bridge. */
+	if (context)
+		flags |= ketw_record_context(pc, 1);
 	outer = this_cpu_read(ketw_writer_ctx);
 	nested = outer == ctx;
 	this_cpu_write(ketw_writer_ctx, ctx);
@@ -108,6 +106,26 @@ int ketw_write_flags(struct ketw_provider *prov,
 }
 
 /**
+ * ketw_write_flags() - log an event into every session that takes it
+ * @prov:  a registered provider.
+ * @desc:  the event's descriptor.
+ * @data:  the payload.
+ * @len:   its length in bytes.
+ * @flags: KETW_RECORD_* flags for the records; the context bits are
+ *         added here, once for every session.
+ *
+ * Context: any, NMI included; takes no lock.
+ *
+ * Return: the number of sessions that stored the event.
+ */
+int ketw_write_flags(struct ketw_provider *prov,
+		     const struct ketw_event_descriptor *desc,
+		     const void *data, size_t len, u16 flags)
+{
+	return ketw_write_ctx(prov, desc, data, len, flags, true);
+}
+
+/**
  * __ketw_write() - log an event into every session that takes it
  * @prov: a registered provider.
  * @desc: the event's descriptor.
@@ -126,6 +144,28 @@ int __ketw_write(struct ketw_provider *prov,
 	return ketw_write_flags(prov, desc, data, len, 0);
 }
 EXPORT_SYMBOL_GPL(__ketw_write);
+
+/**
+ * __ketw_write_noctx() - __ketw_write() without the context bits
+ * @prov: a registered provider.
+ * @desc: the event's descriptor.
+ * @data: the payload.
+ * @len:  its length in bytes.
+ *
+ * For ketw_bench only, which times the write path with and without the
+ * computation of the execution context: its records claim task context,
+ * interrupts on, depth 0, whatever the truth. Nothing else may call it.
+ * Context: any, NMI included; takes no lock.
+ *
+ * Return: the number of sessions that stored the event.
+ */
+int __ketw_write_noctx(struct ketw_provider *prov,
+		       const struct ketw_event_descriptor *desc,
+		       const void *data, size_t len)
+{
+	return ketw_write_ctx(prov, desc, data, len, 0, false);
+}
+EXPORT_SYMBOL_GPL(__ketw_write_noctx);
 
 static bool ketw_is_user(const struct ketw_provider *prov)
 {

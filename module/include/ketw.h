@@ -139,6 +139,10 @@ void ketw_provider_unregister(struct ketw_provider *prov);
 int __ketw_write(struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len);
+/* ketw_bench only: the same without the context bits (provider.c). */
+int __ketw_write_noctx(struct ketw_provider *prov,
+		       const struct ketw_event_descriptor *desc,
+		       const void *data, size_t len);
 u64 ketw_clock_mono_ns(void);
 
 /**

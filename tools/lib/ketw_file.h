@@ -32,7 +32,7 @@
 
 #define KETW_FILE_MAGIC		0x4B455457	/* "KETW" as a native __u32 */
 #define KETW_FILE_VERSION_MAJOR	1
-#define KETW_FILE_VERSION_MINOR	0
+#define KETW_FILE_VERSION_MINOR	1	/* 1: KETW_FILE_F_RECORD_CTX */
 #define KETW_FILE_ALIGN		8		/* sections start 8-aligned */
 #define KETW_FILE_HOST_LEN	72
 #define KETW_FILE_MACHINE_LEN	32
@@ -66,7 +66,8 @@ struct ketw_file_session {
  * @nr_cpus:            CPU ids in the file are 0..nr_cpus-1.
  * @clock:              KETW_CLOCK_* of every timestamp in the file.
  * @creation_time:      CLOCK_REALTIME ns when the file was written.
- * @flags:              0 (reserved for later use).
+ * @flags:              KETW_FILE_F_*; readers ignore bits they do not
+ *                      know (format 1.0 wrote 0).
  * @reserved:           0.
  * @session:            the traced session's attributes.
  * @hostname:           uname nodename of the traced machine, NUL-terminated.
@@ -91,6 +92,14 @@ struct ketw_file_header {
 };
 
 #define KETW_FILE_HEADER_SIZE_V1	304
+
+/*
+ * File header flags. RECORD_CTX (format 1.1): the records' context bits
+ * (KETW_RECORD_CONTEXT_BITS) are valid. Without it (format 1.0 files)
+ * they are 0 and mean nothing: readers show no context at all rather
+ * than "task".
+ */
+#define KETW_FILE_F_RECORD_CTX	0x1
 
 /**
  * struct ketw_file_section - the header of a section

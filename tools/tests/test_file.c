@@ -791,7 +791,7 @@ TEST(file_corrupt_fields)
 	CHECK_EQ(open_patched(img, len, offsetof(struct ketw_file_header,
 						 version_major),
 			      &u16, 2, err, sizeof(err)), -EPROTONOSUPPORT);
-	CHECK_CONTAINS(err, "version 2.0 is not supported");
+	CHECK_CONTAINS(err, "version 2.1 is not supported");
 
 	u32 = 12;
 	CHECK_EQ(open_patched(img, len, offsetof(struct ketw_file_header,
