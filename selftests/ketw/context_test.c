@@ -67,6 +67,7 @@ TEST_F(ctx, every_context)
 	int bad = 0, start = 0, stop = 0;
 	size_t off = 0;
 
+	self->attr.flags &= ~KETW_SESSION_NO_RUNDOWN;	/* rundown records too */
 	ASSERT_EQ(0, session_start(self->fd, &self->attr));
 	for (c = 0; c < ARRAY_SIZE(cases); c++)
 		ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), cases[c].word))
