@@ -34,26 +34,23 @@
 static __always_inline u16 ketw_record_context(unsigned int pc,
 					       unsigned int own)
 {
-	unsigned int ctx, depth = pc & PREEMPT_MASK;
-	u16 f;
+	/*
+	 * Without a branch (setcc and cmov): NMI, else hardirq, else
+	 * serving softirq, else task. nmi_enter() adds HARDIRQ_OFFSET too,
+	 * but the NMI bit alone is enough here.
+	 */
+	unsigned int nmi = !!(pc & NMI_MASK);
+	unsigned int hi = nmi | !!(pc & HARDIRQ_MASK);
+	unsigned int lo = nmi | (!hi & !!(pc & SOFTIRQ_OFFSET));
+	unsigned int depth = pc & PREEMPT_MASK;
 
-	if (pc & NMI_MASK)
-		ctx = KETW_CTX_NMI;
-	else if (pc & HARDIRQ_MASK)
-		ctx = KETW_CTX_HARDIRQ;
-	else if (pc & SOFTIRQ_OFFSET)
-		ctx = KETW_CTX_SOFTIRQ;
-	else
-		ctx = KETW_CTX_TASK;
 	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
 		depth -= min(depth, own);
 	depth = min_t(unsigned int, depth, KETW_RECORD_PREEMPT_MAX);
-	f = ctx << KETW_RECORD_CTX_SHIFT | depth << KETW_RECORD_PREEMPT_SHIFT;
-	if (irqs_disabled())
-		f |= KETW_RECORD_IRQS_OFF;
-	if (tif_need_resched())
-		f |= KETW_RECORD_NEED_RESCHED;
-	return f;
+	return (hi * 2 + lo) << KETW_RECORD_CTX_SHIFT |
+	       depth << KETW_RECORD_PREEMPT_SHIFT |
+	       (unsigned int)irqs_disabled() * KETW_RECORD_IRQS_OFF |
+	       (unsigned int)tif_need_resched() * KETW_RECORD_NEED_RESCHED;
 }
 
 #endif /* _KETW_CONTEXT_H */
