@@ -247,6 +247,10 @@ static void ketwfs_show_header_format(struct seq_file *m)
 	seq_printf(m, "flags: system=0x%lx truncated=0x%lx padding=0x%lx user=0x%lx\n",
 		   KETW_RECORD_SYSTEM, KETW_RECORD_TRUNCATED,
 		   KETW_RECORD_PADDING, KETW_RECORD_USER);
+	seq_printf(m, "context: ctx_mask=0x%x ctx_shift=%u irqs_off=0x%lx need_resched=0x%lx preempt_mask=0x%x preempt_shift=%u\n",
+		   KETW_RECORD_CTX_MASK, KETW_RECORD_CTX_SHIFT,
+		   KETW_RECORD_IRQS_OFF, KETW_RECORD_NEED_RESCHED,
+		   KETW_RECORD_PREEMPT_MASK, KETW_RECORD_PREEMPT_SHIFT);
 }
 
 static int ketwfs_show_provider(struct seq_file *m, struct ketwfs_inode *ki)

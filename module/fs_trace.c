@@ -78,6 +78,23 @@ static const char *ketwfs_provider_name(struct ketwfs_names *c, const u8 *guid,
 	return c->e[i].name;
 }
 
+/*
+ * The execution context as ftrace's latency columns ("dNs1"): interrupts
+ * off 'd', need-resched 'N', context '.' task, 's' softirq, 'h' hardirq,
+ * 'z' NMI, the preemption depth in hex ('.' for 0). @buf has 5 bytes.
+ */
+static char *ketwfs_context(char *buf, u16 flags)
+{
+	unsigned int depth = KETW_RECORD_PREEMPT_DEPTH(flags);
+
+	buf[0] = flags & KETW_RECORD_IRQS_OFF ? 'd' : '.';
+	buf[1] = flags & KETW_RECORD_NEED_RESCHED ? 'N' : '.';
+	buf[2] = ".shz"[KETW_RECORD_CTX(flags)];
+	buf[3] = depth ? hex_asc[depth] : '.';
+	buf[4] = '\0';
+	return buf;
+}
+
 /* Room ketwfs_format() needs for a record of @size bytes. */
 #define KETWFS_LINE_HEAD	384
 
@@ -184,12 +201,13 @@ static size_t ketwfs_format(char *buf, size_t cap,
 	bool user = h->flags & KETW_RECORD_USER;
 	const char *prov = ketwfs_provider_name(names, h->provider_guid, user);
 	u64 sec = div_u64_rem(h->timestamp, NSEC_PER_SEC, &rem);
+	char ctx[5];
 	size_t n, room;
 	char *p;
 
-	n = scnprintf(buf, cap, "cpu=%u ts=%llu.%09u pid=%u tid=%u seq=%llu provider=",
-		      h->cpu, sec, rem, h->process_id, h->thread_id,
-		      h->sequence);
+	n = scnprintf(buf, cap, "cpu=%u ctx=%s ts=%llu.%09u pid=%u tid=%u seq=%llu provider=",
+		      h->cpu, ketwfs_context(ctx, h->flags), sec, rem,
+		      h->process_id, h->thread_id, h->sequence);
 	if (*prov)
 		n += scnprintf(buf + n, cap - n, "%s", prov);
 	else

@@ -41,7 +41,11 @@ void ketw_providers_bridge(bool on);
  * @provider: the provider's name.
  * @keyword, @id, @version, @type, @level: the event's descriptor.
  * @flags:    KETW_RECORD_USER for user-space providers,
- *            KETW_RECORD_TRUNCATED when @data was cut.
+ *            KETW_RECORD_TRUNCATED when @data was cut, and the context
+ *            bits a record of the event has.
+ * @context:  KETW_RECORD_CTX() of @flags: KETW_CTX_*, shown by its word.
+ * @preempt:  KETW_RECORD_PREEMPT_DEPTH() of @flags, the caller's depth
+ *            (ftrace's own column counts the write path's level too).
  * @len:      bytes in @data.
  * @data:     the payload, at most KETW_TRACE_MAX_DATA bytes.
  *
@@ -60,6 +64,8 @@ TRACE_EVENT_FN(ketw_event,
 				__field(u16, flags)
 				__field(u8, type)
 				__field(u8, level)
+				__field(u8, context)
+				__field(u8, preempt)
 				__field(u32, len)
 				__dynamic_array(u8, data,
 						min_t(size_t, len,
@@ -74,14 +80,22 @@ TRACE_EVENT_FN(ketw_event,
 				 KETW_RECORD_TRUNCATED : 0);
 			      __entry->type = desc->type;
 			      __entry->level = desc->level;
+			      __entry->context = KETW_RECORD_CTX(flags);
+			      __entry->preempt =
+				KETW_RECORD_PREEMPT_DEPTH(flags);
 			      __entry->len = min_t(size_t, len, KETW_TRACE_MAX_DATA);
 			      memcpy(__get_dynamic_array(data), payload,
 				     __entry->len);),
-	       TP_printk("%pUb %s id=%u type=%u level=%u version=%u keyword=0x%llx flags=0x%x len=%u data=%s",
+	       TP_printk("%pUb %s id=%u type=%u level=%u version=%u keyword=0x%llx flags=0x%x context=%s preempt=%u len=%u data=%s",
 			 __entry->guid, __get_str(provider), __entry->id,
 			 __entry->type, __entry->level, __entry->version,
 			 (unsigned long long)__entry->keyword, __entry->flags,
-			 __entry->len,
+			 __print_symbolic(__entry->context,
+					  { KETW_CTX_TASK, "task" },
+					  { KETW_CTX_SOFTIRQ, "softirq" },
+					  { KETW_CTX_HARDIRQ, "hardirq" },
+					  { KETW_CTX_NMI, "nmi" }),
+			 __entry->preempt, __entry->len,
 			 __print_hex(__get_dynamic_array(data), __entry->len)),
 	       ketw_trace_reg, ketw_trace_unreg);
 

@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "context.h"
 #include "ketw_internal.h"
 #include "ketw_trace.h"
 
@@ -135,26 +136,32 @@ static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 }
 
 /*
- * The write path. A @gate, if any, is asked once, and only when some
- * session takes the event after its filters (or the ftrace event is on):
- * if it refuses, nothing is logged and the result is -EAGAIN.
+ * The write path. @context: add the caller's context bits to @flags
+ * (only the bench's __ketw_write_noctx() leaves them out, to time them).
+ * A @gate, if any, is asked once, and only when some session takes the
+ * event after its filters (or the ftrace event is on): if it refuses,
+ * nothing is logged and the result is -EAGAIN.
  */
 static __always_inline int
 ketw_write_path(struct ketw_provider *prov,
 		const struct ketw_event_descriptor *desc, const void *data,
 		size_t len, u16 flags, const struct ketw_ext_src *src,
-		bool (*gate)(void *arg, size_t len), void *arg)
+		bool context, bool (*gate)(void *arg, size_t len), void *arg)
 {
 	const struct ketw_enablement *e = NULL, *end = NULL;
 	struct ketw_ext_blob xb, *x = NULL;
 	struct ketw_enable_set *set;
-	unsigned int ctx, outer;
+	unsigned int pc, ctx, outer;
 	bool nested, traced;
 	int stored = 0;
 
 	/* Also an RCU read-side section for the enable set and sessions. */
 	preempt_disable_notrace();
-	ctx = KETW_CTX(preempt_count());
+	pc = preempt_count();
+	ctx = KETW_CTX(pc);
+	/* Once per event, for every session and the ftrace bridge. */
+	if (context)
+		flags |= ketw_record_context(pc, 1);
 	outer = this_cpu_read(ketw_writer_ctx);
 	nested = outer == ctx;
 	this_cpu_write(ketw_writer_ctx, ctx);
@@ -199,7 +206,8 @@ out:
  * @desc:  the event's descriptor.
  * @data:  the payload.
  * @len:   its length in bytes.
- * @flags: KETW_RECORD_* flags for the records.
+ * @flags: KETW_RECORD_* flags for the records; the context bits are
+ *         added here, once for every session.
  * @src:   what the extended data items need from the caller.
  *
  * Context: any, NMI included; takes no lock.
@@ -211,7 +219,8 @@ int ketw_write_flags(struct ketw_provider *prov,
 		     const void *data, size_t len, u16 flags,
 		     const struct ketw_ext_src *src)
 {
-	return ketw_write_path(prov, desc, data, len, flags, src, NULL, NULL);
+	return ketw_write_path(prov, desc, data, len, flags, src, true, NULL,
+			       NULL);
 }
 
 /**
@@ -239,7 +248,8 @@ int ketw_write_gated(struct ketw_provider *prov,
 		     const struct ketw_ext_src *src,
 		     bool (*gate)(void *arg, size_t len), void *arg)
 {
-	return ketw_write_path(prov, desc, data, len, flags, src, gate, arg);
+	return ketw_write_path(prov, desc, data, len, flags, src, true, gate,
+			       arg);
 }
 
 /**
@@ -292,6 +302,31 @@ int __ketw_write_activity(struct ketw_provider *prov,
 	return ketw_write_flags(prov, desc, data, len, 0, &src);
 }
 EXPORT_SYMBOL_GPL(__ketw_write_activity);
+
+/**
+ * __ketw_write_noctx() - __ketw_write() without the context bits
+ * @prov: a registered provider.
+ * @desc: the event's descriptor.
+ * @data: the payload.
+ * @len:  its length in bytes.
+ *
+ * For ketw_bench only, which times the write path with and without the
+ * computation of the execution context: its records claim task context,
+ * interrupts on, depth 0, whatever the truth. Nothing else may call it.
+ * Context: any, NMI included; takes no lock.
+ *
+ * Return: the number of sessions that stored the event.
+ */
+int __ketw_write_noctx(struct ketw_provider *prov,
+		       const struct ketw_event_descriptor *desc,
+		       const void *data, size_t len)
+{
+	struct ketw_ext_src src = { .prog_addr = _RET_IP_ };
+
+	return ketw_write_path(prov, desc, data, len, 0, &src, false, NULL,
+			       NULL);
+}
+EXPORT_SYMBOL_GPL(__ketw_write_noctx);
 
 static bool ketw_is_user(const struct ketw_provider *prov)
 {

@@ -568,14 +568,15 @@ static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 		rb_loop_release_slow(cb, end);
 }
 
+/* @ctx: the KETW_RECORD_* context bits of the writer that logs it. */
 static void rb_fill_system(void *rec, u32 size, u32 id, u32 cpu,
-			   u64 seq, u64 ts)
+			   u64 seq, u64 ts, u16 ctx)
 {
 	struct ketw_event_header *h = rec;
 
 	memset(h, 0, KETW_RECORD_SPAN(size));
 	h->size = size;
-	h->flags = KETW_RECORD_SYSTEM;
+	h->flags = KETW_RECORD_SYSTEM | ctx;
 	h->event_id = id;
 	h->cpu = cpu;
 	if (in_task()) {
@@ -588,22 +589,23 @@ static void rb_fill_system(void *rec, u32 size, u32 id, u32 cpu,
 
 /*
  * The OVERFLOW and RESUME records that go in front of the first record
- * stored after a loss, numbered @seq and @seq + 1; returns where that
- * record goes.
+ * stored after a loss, numbered @seq and @seq + 1, with that record's
+ * context bits @ctx; returns where that record goes.
  */
 static noinline void *rb_fill_lost(struct rb_cpu *cb, void *rec, u32 cpu,
-				   u64 seq, u64 ts, u64 first_ts, u64 first_seq)
+				   u64 seq, u64 ts, u64 first_ts, u64 first_seq,
+				   u16 ctx)
 {
 	struct ketw_sys_overflow *ovf = rec + KETW_EVENT_HEADER_SIZE;
 	struct ketw_sys_resume *res;
 
 	rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*ovf),
-		       KETW_SYS_OVERFLOW, cpu, seq, ts);
+		       KETW_SYS_OVERFLOW, cpu, seq, ts, ctx);
 	ovf->first_lost_timestamp = first_ts;
 	rec += RB_OVF_SPAN;
 	res = rec + KETW_EVENT_HEADER_SIZE;
 	rb_fill_system(rec, KETW_EVENT_HEADER_SIZE + sizeof(*res),
-		       KETW_SYS_RESUME, cpu, seq + 1, ts);
+		       KETW_SYS_RESUME, cpu, seq + 1, ts, ctx);
 	res->lost = seq - first_seq;
 	local_add(2, &cb->meta->written);
 	return rec + RB_RES_SPAN;
@@ -681,9 +683,10 @@ rb_no_room(struct ketw_ring *ring, struct rb_cpu *cb, u32 size, u32 end,
  * The reservation, for any case; the caller has incremented committing
  * (and on failure it is decremented here). A zero @span reserves only the
  * OVERFLOW and RESUME pair, if events were lost, and fails if none were.
+ * @ctx: the context bits for that pair.
  */
 static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
-		       bool system, struct ketw_ring_resv *resv)
+		       bool system, u16 ctx, struct ketw_ring_resv *resv)
 {
 	u32 size = cb->mask + 1;
 	u32 pos, start, end, need, seq32, nrec;
@@ -760,7 +763,7 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 	resv->cpu = smp_processor_id();
 	if (unlikely(old & RB_LOST)) {
 		rec = rb_fill_lost(cb, rec, resv->cpu, seq, ts, first_ts,
-				   first_seq);
+				   first_seq, ctx);
 		seq += 2;
 	}
 	resv->sequence = seq;
@@ -785,7 +788,8 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 
 	if (!rb_reserve(ring, cb,
 			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len),
-			flags & KETW_RING_USE_RESERVE, &r))
+			flags & KETW_RING_USE_RESERVE,
+			flags & KETW_RECORD_CONTEXT_BITS, &r))
 		return false;
 	if (seqp)
 		*seqp = r.sequence;
@@ -861,9 +865,11 @@ slow:
  *         sets KETW_RECORD_TRUNCATED in @flags if it cut it); the record
  *         (header, items and payload) must be at most half the per-CPU
  *         size minus KETW_SYSTEM_RESERVE.
- * @flags: KETW_RECORD_* flags for the header (low 16 bits), and
- *         KETW_RING_USE_RESERVE: UNTIL_FULL lets the record use the room
- *         it keeps for system events.
+ * @flags: KETW_RECORD_* flags for the header (low 16 bits), the
+ *         caller's context bits included (OVERFLOW and RESUME in front
+ *         of the record take them too), and KETW_RING_USE_RESERVE:
+ *         UNTIL_FULL lets the record use the room it keeps for system
+ *         events.
  *
  * Reserves, fills and commits the record in one go. If events were lost
  * on this CPU since the last record, an OVERFLOW and a RESUME record go
@@ -934,18 +940,19 @@ void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why)
 /**
  * ketw_ring_report_lost() - log OVERFLOW and RESUME if this CPU lost events
  * @ring: the ring.
+ * @ctx:  the caller's KETW_RECORD_* context bits, for the two records.
  *
  * For a session that stops: events lost after its last record would
  * otherwise be reported only by the next record. Call with preemption
  * disabled, on each CPU.
  */
-void ketw_ring_report_lost(struct ketw_ring *ring)
+void ketw_ring_report_lost(struct ketw_ring *ring, u16 ctx)
 {
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 	struct ketw_ring_resv r;
 
 	local_inc(&cb->committing);
-	if (rb_reserve(ring, cb, 0, true, &r))
+	if (rb_reserve(ring, cb, 0, true, ctx, &r))
 		rb_end(ring, cb);
 }
 

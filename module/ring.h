@@ -68,7 +68,7 @@ bool ketw_ring_write_seq(struct ketw_ring *ring, const u8 *guid,
 			 const void *ext, u32 ext_len,
 			 const void *data, u32 len, u32 flags, u64 *seq);
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
-void ketw_ring_report_lost(struct ketw_ring *ring);
+void ketw_ring_report_lost(struct ketw_ring *ring, u16 ctx);
 
 /* read: one reader at a time per ring (the caller serialises) */
 ssize_t ketw_ring_read_cpu(struct ketw_ring *ring, int cpu,

@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "context.h"
 #include "ketw_internal.h"
 
 LIST_HEAD(ketw_sessions);
@@ -670,7 +671,9 @@ static void ketw_session_report_lost(void *arg)
 {
 	struct ketw_session *s = arg;
 
-	ketw_ring_report_lost(s->ring);
+	/* Where it runs: the IPI, or on_each_cpu()'s own CPU, irqs off. */
+	ketw_ring_report_lost(s->ring,
+			      ketw_record_context(preempt_count(), 0));
 }
 
 /*

@@ -7,6 +7,7 @@
  */
 #include <linux/preempt.h>
 
+#include "context.h"
 #include "ketw_internal.h"
 
 /* The system provider: the all-zero GUID. */
@@ -20,7 +21,7 @@ static const u8 ketw_system_guid[KETW_GUID_SIZE];
  * @data:  the payload.
  * @len:   its length; cut to the session's max_data_size (not for
  *         system events, which are a few bytes).
- * @flags: KETW_RECORD_* flags to set.
+ * @flags: KETW_RECORD_* flags to set, the caller's context bits included.
  *
  * Preemption must be disabled.
  *
@@ -67,6 +68,7 @@ void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
 
 	preempt_disable();
 	ketw_session_log(s, ketw_system_guid, &desc, data, len,
-			 KETW_RECORD_SYSTEM);
+			 KETW_RECORD_SYSTEM |
+			 ketw_record_context(preempt_count(), 1));
 	preempt_enable();
 }

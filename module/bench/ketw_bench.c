@@ -16,6 +16,10 @@
  *                      3 x "reps" (at most 15) runs.
  *   write SIZE         ketw_write() of SIZE payload bytes into the running
  *                      session(s), on CPU "cpu".
+ *   context SIZE       the same against __ketw_write_noctx(), the write
+ *                      path without the computation of the execution
+ *                      context, runs interleaved: what the context bits
+ *                      of every record cost.
  *   ftrace SIZE        ring_buffer_lock_reserve(), a memcpy() of SIZE
  *                      bytes and ring_buffer_unlock_commit() on a private
  *                      overwriting ftrace ring buffer of buf_kb KiB per CPU.
@@ -98,6 +102,7 @@ MODULE_PARM_DESC(scale_ms, "length of one scaling run in ms (default 400)");
 
 enum bench_kind {
 	BENCH_KETW,		/* ketw_write(), a session running */
+	BENCH_KETW_NOCTX,	/* the same without the context bits */
 	BENCH_FTRACE,		/* reserve, memcpy, commit on ftrace's buffer */
 	BENCH_DIS_WRITE,	/* ketw_write(), no session running */
 	BENCH_DIS_EMPTY,	/* an empty noinline function instead */
@@ -160,6 +165,13 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 	case BENCH_KETW:
 		for (i = 0; i < n; i++)
 			stored += ketw_write(&bench_prov, &bench_ev, data, len);
+		break;
+	case BENCH_KETW_NOCTX:
+		for (i = 0; i < n; i++)
+			if (ketw_enabled(&bench_prov))
+				stored += __ketw_write_noctx(&bench_prov,
+							     &bench_ev, data,
+							     len);
 		break;
 	case BENCH_FTRACE:
 		for (i = 0; i < n; i++) {
@@ -323,7 +335,8 @@ static int bench_single(enum bench_kind kind, u32 size, u64 n,
 	if (err)
 		return err;
 	*ps = div64_u64(w.ns * 1000, max_t(u64, w.events, 1));
-	if ((kind == BENCH_KETW || kind == BENCH_FTRACE) && w.stored != w.events) {
+	if ((kind == BENCH_KETW || kind == BENCH_KETW_NOCTX ||
+	     kind == BENCH_FTRACE) && w.stored != w.events) {
 		pr_err("ketw_bench: %llu of %llu events not stored\n",
 		       w.events - w.stored, w.events);
 		return -EIO;
@@ -385,6 +398,47 @@ static int bench_cmd_write(u32 size)
 			 "write size=%u ps=%llu min_ps=%llu max_ps=%llu iters=%u reps=%u cpu=%u",
 			 size, ps, lo, hi, iters, bench_reps(), bench_cpu);
 	return err;
+}
+
+/*
+ * The write with and without the context bits, runs interleaved so that
+ * drift hits both alike; medians, and the cost in ps and in thousandths
+ * of the write.
+ */
+static int bench_cmd_context(u32 size)
+{
+	static const enum bench_kind kinds[] = { BENCH_KETW, BENCH_KETW_NOCTX };
+	u64 v[ARRAY_SIZE(kinds)][BENCH_MAX_REPS], med[ARRAY_SIZE(kinds)];
+	u64 warm = bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
+						      size));
+	unsigned int i, k, n = min(3 * bench_reps(), BENCH_MAX_REPS);
+	s64 cost;
+	int err;
+
+	if (!ketw_enabled(&bench_prov))
+		return -ENODATA;	/* no session running */
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		err = bench_single(kinds[k], size, warm, NULL, &v[k][0]);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+			err = bench_single(kinds[k], size, iters, NULL,
+					   &v[k][i]);
+			if (err)
+				return err;
+		}
+	}
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		med[k] = bench_median(v[k], n);
+	cost = (s64)med[0] - (s64)med[1];
+	snprintf(bench_result, sizeof(bench_result),
+		 "context size=%u ps=%llu noctx_ps=%llu cost_ps=%lld cost_permille=%lld min_ps=%llu noctx_min_ps=%llu iters=%u reps=%u cpu=%u",
+		 size, med[0], med[1], cost,
+		 div64_s64(cost * 1000, max_t(s64, med[0], 1)), v[0][0],
+		 v[1][0], iters, n, bench_cpu);
+	return 0;
 }
 
 static int bench_cmd_ftrace(u32 size)
@@ -606,6 +660,8 @@ static int bench_run_set(const char *val, const struct kernel_param *kp)
 		err = bench_cmd_clock();
 	else if (!strcmp(cmd, "write") && n == 2)
 		err = bench_cmd_write(a);
+	else if (!strcmp(cmd, "context") && n == 2)
+		err = bench_cmd_context(a);
 	else if (!strcmp(cmd, "ftrace") && n == 2)
 		err = bench_cmd_ftrace(a);
 	else if (!strcmp(cmd, "scale") && n == 2)
@@ -626,7 +682,7 @@ static const struct kernel_param_ops bench_run_ops = {
 	.set = bench_run_set,
 };
 module_param_cb(run, &bench_run_ops, NULL, 0200);
-MODULE_PARM_DESC(run, "a command: disabled, clock, write SIZE, ftrace SIZE, scale SIZE, ftrace-scale SIZE, cycles-scale SIZE, fill N SIZE");
+MODULE_PARM_DESC(run, "a command: disabled, clock, write SIZE, context SIZE, ftrace SIZE, scale SIZE, ftrace-scale SIZE, cycles-scale SIZE, fill N SIZE");
 
 /*
  * A report is read-only, but the kernel calls a parameter's setter at

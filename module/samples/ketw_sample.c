@@ -13,15 +13,24 @@
  *
  * Writing N to "emit_irq" logs N tick events from a hard hrtimer, in
  * hardirq context (sample_irq_timer()), and returns when they are done.
+ * Writing a context's word to "emit_ctx" logs one tick event from that
+ * context (ketw_sample.h), for the records' context bits.
  */
+#include <linux/bottom_half.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <ketw.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
 
 #include "ketw_sample.h"
 
@@ -247,6 +256,149 @@ module_param_cb(stored, &sample_counter_ops, &sample_stored, 0444);
 MODULE_PARM_DESC(stored, "session copies stored since load");
 module_param_cb(probe_hits, &sample_counter_ops, &sample_probe_hits, 0444);
 MODULE_PARM_DESC(probe_hits, "calls of the \"recurse\" probe since load");
+
+/* ---- emit_ctx: one event from a chosen context ---- */
+
+/* One request at a time; the event's index; set once it is logged. */
+static DEFINE_MUTEX(sample_ctx_mutex);
+static u32 sample_ctx_index;
+static atomic_t sample_ctx_pending = ATOMIC_INIT(0);
+
+/* Log the requested event if one is pending (and only once). */
+static bool sample_ctx_emit(void)
+{
+	if (atomic_cmpxchg(&sample_ctx_pending, 1, 2) != 1)
+		return false;
+	sample_emit_one(READ_ONCE(sample_ctx_index));
+	atomic_set_release(&sample_ctx_pending, 0);
+	return true;
+}
+
+static void sample_ctx_tasklet_fn(struct tasklet_struct *t)
+{
+	sample_ctx_emit();
+}
+
+static DECLARE_TASKLET(sample_ctx_tasklet, sample_ctx_tasklet_fn);
+
+static enum hrtimer_restart sample_ctx_timer_fn(struct hrtimer *t)
+{
+	sample_ctx_emit();
+	return HRTIMER_NORESTART;
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+/* Not ours unless a request is pending: other NMIs pass through. */
+static int sample_ctx_nmi(unsigned int type, struct pt_regs *regs)
+{
+	return sample_ctx_emit() ? NMI_HANDLED : NMI_DONE;
+}
+
+/* An NMI to this CPU, through its local APIC (QEMU's TCG emulates it). */
+static int sample_ctx_send_nmi(void)
+{
+	int err;
+
+	err = register_nmi_handler(NMI_LOCAL, sample_ctx_nmi, 0,
+				   "ketw_sample");
+	if (err)
+		return err;
+	preempt_disable();
+	apic->send_IPI(smp_processor_id(), NMI_VECTOR);
+	preempt_enable();
+	return 0;
+}
+
+static void sample_ctx_nmi_done(void)
+{
+	unregister_nmi_handler(NMI_LOCAL, "ketw_sample");
+}
+#else
+static int sample_ctx_send_nmi(void) { return -ENODEV; }
+static void sample_ctx_nmi_done(void) { }
+#endif
+
+/* Wait (bounded) for an asynchronous context to log the event. */
+static int sample_ctx_wait(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (!atomic_read_acquire(&sample_ctx_pending))
+			return 0;
+		usleep_range(1000, 2000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int sample_ctx_run(const char *word)
+{
+	struct hrtimer timer;
+	int err = 0;
+
+	if (sysfs_streq(word, "task")) {
+		sample_ctx_emit();
+	} else if (sysfs_streq(word, "preempt")) {
+		preempt_disable();
+		sample_ctx_emit();
+		preempt_enable();
+	} else if (sysfs_streq(word, "bh")) {
+		local_bh_disable();
+		sample_ctx_emit();
+		local_bh_enable();
+	} else if (sysfs_streq(word, "irqsoff")) {
+		local_irq_disable();
+		sample_ctx_emit();
+		local_irq_enable();
+	} else if (sysfs_streq(word, "softirq")) {
+		tasklet_schedule(&sample_ctx_tasklet);
+		err = sample_ctx_wait();
+		tasklet_kill(&sample_ctx_tasklet);
+	} else if (sysfs_streq(word, "hardirq")) {
+		hrtimer_init_on_stack(&timer, CLOCK_MONOTONIC,
+				      HRTIMER_MODE_REL_HARD);
+		timer.function = sample_ctx_timer_fn;
+		hrtimer_start(&timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
+		err = sample_ctx_wait();
+		hrtimer_cancel(&timer);
+		destroy_hrtimer_on_stack(&timer);
+	} else {
+		err = sample_ctx_send_nmi();
+		if (err)
+			return err;
+		err = sample_ctx_wait();
+		sample_ctx_nmi_done();
+	}
+	return err;
+}
+
+static const char *const sample_ctx_words[] = {
+	"task", "preempt", "bh", "irqsoff", "softirq", "hardirq", "nmi",
+};
+
+static int sample_ctx_set(const char *val, const struct kernel_param *kp)
+{
+	int i, err;
+
+	i = sysfs_match_string(sample_ctx_words, val);
+	if (i < 0)
+		return i;
+	mutex_lock(&sample_ctx_mutex);
+	WRITE_ONCE(sample_ctx_index, KETW_SAMPLE_CTX_TASK + i);
+	atomic_set_release(&sample_ctx_pending, 1);
+	err = sample_ctx_run(sample_ctx_words[i]);
+	/* Timed out: take the request back (or wait for its writer). */
+	while (atomic_cmpxchg(&sample_ctx_pending, 1, 0) == 2)
+		cpu_relax();
+	mutex_unlock(&sample_ctx_mutex);
+	return err;
+}
+
+static const struct kernel_param_ops sample_ctx_ops = {
+	.set = sample_ctx_set,
+};
+module_param_cb(emit_ctx, &sample_ctx_ops, NULL, 0200);
+MODULE_PARM_DESC(emit_ctx, "write task, preempt, bh, irqsoff, softirq, hardirq or nmi: log one tick event from that context");
 
 static unsigned int sample_init_events;
 module_param_named(init_events, sample_init_events, uint, 0444);

@@ -45,4 +45,25 @@ struct ketw_sample_warn {
 	char  text[16];	/* "warning", NUL-padded */
 };
 
+/*
+ * Writing one of these words to "emit_ctx" logs one tick event
+ * from that context, its index the code below, and returns once it is
+ * logged (ETIMEDOUT after a second; ENODEV for "nmi" where there is no
+ * local APIC):
+ *   task      the writing task, preemption and interrupts enabled
+ *   preempt   the same under preempt_disable()
+ *   bh        the same under local_bh_disable(): a task, not a softirq
+ *   irqsoff   the same under local_irq_disable()
+ *   softirq   a tasklet
+ *   hardirq   an hrtimer in hard interrupt context
+ *   nmi       the NMI handler, from an NMI the module sends its own CPU
+ */
+#define KETW_SAMPLE_CTX_TASK	1000
+#define KETW_SAMPLE_CTX_PREEMPT	1001
+#define KETW_SAMPLE_CTX_BH	1002
+#define KETW_SAMPLE_CTX_IRQSOFF	1003
+#define KETW_SAMPLE_CTX_SOFTIRQ	1004
+#define KETW_SAMPLE_CTX_HARDIRQ	1005
+#define KETW_SAMPLE_CTX_NMI	1006
+
 #endif /* _KETW_SAMPLE_H */

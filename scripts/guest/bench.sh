@@ -112,6 +112,11 @@ for s in $SIZES; do
 done
 uprov --enabled -s 64
 keep uwrite_64 ps
+# The execution context in every record: the write without it, interleaved.
+cmd context 64
+keep ctx_64 ps
+keep noctx_64 noctx_ps
+keep ctx_cost_ps cost_ps
 param reps 7
 cmd scale 64
 keep scale_one one_eps
@@ -216,6 +221,7 @@ row "disabled call site vs empty call" "$(fig dis_write)" "$(fig dis_empty)" 100
 row "libketw disabled site vs empty call" "$(fig udis_write)" "$(fig udis_empty)" 1000 '<=' 1
 row "  libketw disabled site vs none" "$(fig udis_write)" "$(fig udis_none)" 1000 - -
 row "libketw write 64 B vs kernel's (ns/ev)" "$(fig uwrite_64)" "$(fig ketw_64)" 1000 - -
+row "write 64 B, context vs none (ns/ev)" "$(fig ctx_64)" "$(fig noctx_64)" 1000 '<=' 1.03
 row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all_best) / n))" \
 	"$(fig scale_one_best)" 1000000 '>=' 0.9
 row "  ftrace per-CPU Mev/s, $n vs 1" "$(($(fig fscale_all_best) / n))" \
@@ -269,6 +275,10 @@ write: ketw_write() into a running LOOP session (64-byte header + payload,
 disabled: ketw_write() with no session (static branch NOP) in a loop vs the
   loop with the call compiled out, and vs a call to an empty noinline
   function; fastest of 15 runs of 2000000 turns each.
+context: ketw_write() of 64 B vs __ketw_write_noctx(), the same write path
+  without computing the record's execution context (preempt_count(), the
+  flags register, TIF_NEED_RESCHED); medians of 15 interleaved runs of
+  200000; the ratio is the context's cost (target: at most 3 %).
 libketw: a user-space provider's ketw_write() with no session taking it
   (the enable page says so: two loads and a test, no system call) vs the
   loop calling an empty noinline function, and vs the loop alone; user

@@ -279,11 +279,13 @@ TEST_F(kfs, lifecycle_echo_cat)
 	EXPECT_EQ(1, text_lines_with(b, " provider=ketw id=2 sys=STOP "));
 	/* Tick 1: index 1, the magic, value 4, one tail byte. */
 	EXPECT_EQ(1, text_lines_with(b, "len=17 data=01000000 7774656b 04000000 00000000 01"));
-	EXPECT_EQ(12, text_lines_with(b, "cpu=0 ts="));
+	/* From the writing task: "...." ('N' if it was due to reschedule). */
+	EXPECT_EQ(12, text_lines_with(b, "cpu=0 ctx=.... ts=") +
+		      text_lines_with(b, "cpu=0 ctx=.N.. ts="));
 
 	/* trace_pipe consumes them, and ends: the session is stopped. */
 	ASSERT_LT(0, sget(SESSION, "trace_pipe", b2, BIG));
-	EXPECT_EQ(12, text_lines_with(b2, "cpu=0 ts="));
+	EXPECT_EQ(12, text_lines_with(b2, "cpu=0 ctx="));
 	EXPECT_EQ(10, text_lines_with(b2, " provider=" KETW_SAMPLE_NAME " id=1 "));
 	/* Nothing left: a new reader would wait for the next run. */
 	fd = open(spath(p, SESSION, "trace_pipe"), O_RDONLY | O_NONBLOCK);
@@ -614,6 +616,60 @@ TEST_F(kfs, trace_pipe_small_reads)
 	/* trace has a comment line first; the records are the same. */
 	EXPECT_STREQ(strchr(self->buf2, '\n') + 1, self->buf);
 	EXPECT_EQ(5, text_lines_with(self->buf, "cpu="));
+}
+
+/*
+ * Each line's ctx= column is the record's context (ketw_sample's
+ * emit_ctx logs tick N from a chosen context): interrupts off 'd', 's'
+ * softirq, 'h' hardirq, 'z' NMI, the preemption depth.
+ */
+TEST_F(kfs, context_column)
+{
+	static const struct {
+		const char *word;
+		const char *ctx;	/* the column, less 'N' and the depth */
+		const char *depth;	/* NULL: any */
+		const char *data;	/* the tick's index, in hex */
+	} c[] = {
+		{ "task", "..", ".", "e8030000" },
+		{ "preempt", "..", "1", "e9030000" },
+		{ "irqsoff", "d.", ".", "eb030000" },
+		{ "softirq", ".s", NULL, "ec030000" },
+		{ "hardirq", "dh", NULL, "ed030000" },
+		{ "nmi", "dz", NULL, "ee030000" },
+	};
+	char *b = self->buf, *line, *end, want[64];
+	unsigned int i, found;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), c[i].word))
+			TH_LOG("emit_ctx %s: %s", c[i].word, strerror(errno));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	ASSERT_LT(0, sget(SESSION, "trace", b, BIG));
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		snprintf(want, sizeof(want), " data=%s ", c[i].data);
+		found = 0;
+		for (line = b; (end = strchr(line, '\n')); line = end + 1) {
+			char *ctx = strstr(line, " ctx=");
+
+			*end = '\0';
+			if (strstr(line, want) && ctx && ctx < end) {
+				found++;
+				EXPECT_EQ(c[i].ctx[0], ctx[5]) TH_LOG("%s", line);
+				EXPECT_EQ(c[i].ctx[1], ctx[7]) TH_LOG("%s", line);
+				if (c[i].depth)
+					EXPECT_EQ(c[i].depth[0], ctx[8])
+						TH_LOG("%s", line);
+				EXPECT_EQ(' ', ctx[9]);
+			}
+			*end = '\n';
+		}
+		EXPECT_EQ(1, found) TH_LOG("%s: no line with%s in\n%s",
+					  c[i].word, want, b);
+	}
 }
 
 /* One session, two ways in: each sees what the other does. */

@@ -143,6 +143,85 @@ TEST_F_TIMEOUT(tool, record_then_report_with_template, 60)
 	EXPECT_EQ(2, count(self->out, "\n    warn index="));
 }
 
+/* The line of @text that holds @needle, copied to @buf; NULL if none. */
+static char *line_with(const char *text, const char *needle, char *buf,
+		       size_t len)
+{
+	const char *p = strstr(text, needle), *b, *e;
+
+	if (!p)
+		return NULL;
+	for (b = p; b > text && b[-1] != '\n'; b--)
+		;
+	e = strchrnul(p, '\n');
+	snprintf(buf, len, "%.*s", (int)(e - b), b);
+	return buf;
+}
+
+/*
+ * The context of each record, recorded by the tool: ketw_sample logs a
+ * tick from a hard interrupt, from an NMI and under preempt_disable()
+ * (emit_ctx); report shows its latency column on the record's line and
+ * --json the context's fields.
+ */
+TEST_F_TIMEOUT(tool, report_shows_context, 60)
+{
+	char line[1024], *rec_line, *p;
+	FILE *rec;
+	int st;
+
+	rec = popen(TOOL " record -s " SESSION " -p ketw-sample -d 3"
+		    " -o /tmp/ctx.ketw 2>&1", "r");
+	ASSERT_NE(NULL, rec);
+	usleep(1500000);
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), "hardirq"));
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), "nmi"));
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), "preempt"));
+	while (fgets(line, sizeof(line), rec))
+		fputs(line, stderr);
+	st = pclose(rec);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+
+	ASSERT_EQ(0, run(TOOL " report --json -R /tmp/ctx.ketw 2>&1",
+			 &self->out)) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, line_with(self->out, "\"index\":1005,", line,
+				  sizeof(line))) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(line, "\"context\":\"hardirq\",\"irqs_off\":true,"))
+		TH_LOG("%s", line);
+	ASSERT_NE(NULL, line_with(self->out, "\"index\":1006,", line,
+				  sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, "\"context\":\"nmi\",\"irqs_off\":true,"))
+		TH_LOG("%s", line);
+	ASSERT_NE(NULL, line_with(self->out, "\"index\":1001,", line,
+				  sizeof(line)));
+	EXPECT_NE(NULL, strstr(line, "\"context\":\"task\",\"irqs_off\":false,"))
+		TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, "\"preempt\":1,")) TH_LOG("%s", line);
+	free(self->out);
+	self->out = NULL;
+
+	/* Text: the record's line, just before its decoded fields. */
+	ASSERT_EQ(0, run(TOOL " report -R /tmp/ctx.ketw 2>&1", &self->out))
+		TH_LOG("%s", self->out);
+	p = strstr(self->out, "\n    index=1005 ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", self->out);
+	*p = '\0';
+	rec_line = strrchr(self->out, '\n');
+	ASSERT_NE(NULL, rec_line);
+	/* 'd', need-resched either way, 'h', any depth. */
+	EXPECT_TRUE(strstr(rec_line, " ctx=d.h") || strstr(rec_line, " ctx=dNh"))
+		TH_LOG("%s", rec_line);
+	*p = '\n';
+	p = strstr(self->out, "\n    index=1006 ");
+	ASSERT_NE(NULL, p);
+	*p = '\0';
+	rec_line = strrchr(self->out, '\n');
+	EXPECT_TRUE(strstr(rec_line, " ctx=d.z") || strstr(rec_line, " ctx=dNz"))
+		TH_LOG("%s", rec_line);
+	*p = '\n';
+}
+
 /*
  * ketw log, a user-space provider through libketw: what the session's
  * filter takes is stored, and the report decodes it by the rundown the

@@ -186,7 +186,8 @@ static char *run(const char *cmd, int *status)
 struct tev {
 	char guid[40];
 	char provider[KETW_NAME_MAX];
-	unsigned int id, type, level, version, flags, len;
+	unsigned int id, type, level, version, flags, preempt, len;
+	char context[16];
 	unsigned long long keyword;
 	unsigned char data[MAX_DATA];
 };
@@ -201,9 +202,10 @@ static int parse_tev(const char *line, struct tev *e)
 	if (!p)
 		return 0;
 	p += strlen("ketw_event:");
-	if (sscanf(p, "%39s %31s id=%u type=%u level=%u version=%u keyword=0x%llx flags=0x%x len=%u data=%n",
+	if (sscanf(p, "%39s %31s id=%u type=%u level=%u version=%u keyword=0x%llx flags=0x%x context=%15s preempt=%u len=%u data=%n",
 		   e->guid, e->provider, &e->id, &e->type, &e->level,
-		   &e->version, &e->keyword, &e->flags, &e->len, &n) != 9 ||
+		   &e->version, &e->keyword, &e->flags, e->context,
+		   &e->preempt, &e->len, &n) != 11 ||
 	    !n || e->len > MAX_DATA)
 		return -1;
 	p += n;
@@ -228,17 +230,32 @@ static uint64_t le64(const unsigned char *p)
 	return le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
+/*
+ * Was @e logged by a task with preemption and interrupts on, as the
+ * context field and the flags' context bits both say? Need-resched may
+ * be set or not.
+ */
+static int from_plain_task(const struct tev *e)
+{
+	return !strcmp(e->context, "task") && e->preempt == 0 &&
+	       (e->flags & KETW_RECORD_CONTEXT_BITS &
+		~KETW_RECORD_NEED_RESCHED) == 0;
+}
+
 /* Is @e the sample's tick event number @e's index, with every field right? */
 static int sample_tick_ok(const struct tev *e, uint32_t *index)
 {
 	uint32_t i, k;
 
+	if (!from_plain_task(e) ||
+	    (e->flags & ~KETW_RECORD_CONTEXT_BITS) != 0)
+		return 0;
 	if (strcmp(e->guid, SAMPLE_GUID_STR) ||
 	    strcmp(e->provider, KETW_SAMPLE_NAME) ||
 	    e->id != KETW_SAMPLE_EV_TICK || e->type != KETW_SAMPLE_TICK_TYPE ||
 	    e->level != KETW_SAMPLE_TICK_LEVEL ||
 	    e->version != KETW_SAMPLE_TICK_VERSION ||
-	    e->keyword != KETW_SAMPLE_TICK_KEYWORD || e->flags != 0 ||
+	    e->keyword != KETW_SAMPLE_TICK_KEYWORD ||
 	    e->len < sizeof(struct ketw_sample_tick))
 		return 0;
 	i = le32(e->data);
@@ -523,12 +540,15 @@ TEST_F(bridge, user_provider_truncated)
 		EXPECT_EQ(KETW_LEVEL_VERBOSE, e.level);
 		EXPECT_EQ(3, e.version);
 		EXPECT_EQ(0x8000000000000010ull, e.keyword);
+		/* From the ioctl: a task, preemption and interrupts on. */
+		EXPECT_TRUE(from_plain_task(&e)) TH_LOG("%.200s", buf);
 		if (n == 0) {
 			EXPECT_EQ(KETW_RECORD_USER | KETW_RECORD_TRUNCATED,
-				  e.flags);
+				  e.flags & ~KETW_RECORD_CONTEXT_BITS);
 			EXPECT_EQ(MAX_DATA, e.len);
 		} else {
-			EXPECT_EQ(KETW_RECORD_USER, e.flags);
+			EXPECT_EQ(KETW_RECORD_USER,
+				  e.flags & ~KETW_RECORD_CONTEXT_BITS);
 			EXPECT_EQ(5, e.len);
 		}
 		for (i = 0; i < (int)e.len; i++)
@@ -537,6 +557,113 @@ TEST_F(bridge, user_provider_truncated)
 	}
 	EXPECT_EQ(2, n);
 	EXPECT_TRUE(ok);
+}
+
+/* The words ketw_sample's emit_ctx takes, and what the bridge says. */
+static const struct {
+	const char *word;
+	const char *context;
+	int irqs_off;		/* -1: either */
+	int preempt;		/* -1: any */
+} ctx_cases[] = {
+	{ "task", "task", 0, 0 },
+	{ "preempt", "task", 0, 1 },
+	{ "bh", "task", 0, 0 },
+	{ "irqsoff", "task", 1, 0 },
+	{ "softirq", "softirq", 0, -1 },
+	{ "hardirq", "hardirq", 1, -1 },
+	{ "nmi", "nmi", 1, -1 },
+};
+
+/*
+ * Check the context of emit_ctx's ticks in @text (a "trace" file or a
+ * trace-cmd report): each once, its context field, depth and flags right.
+ */
+static void expect_ctx_ticks(struct __test_metadata *_metadata,
+			     const char *text)
+{
+	unsigned int seen[ARRAY_SIZE(ctx_cases)] = { 0 }, c;
+	const char *line = text;
+	char buf[8192];
+	struct tev e;
+	size_t l;
+	int r;
+
+	ASSERT_NE(NULL, text);
+	for (; *line; line += l + (line[l] == '\n')) {
+		l = strcspn(line, "\n");
+		memcpy(buf, line, l < sizeof(buf) ? l : sizeof(buf) - 1);
+		buf[l < sizeof(buf) ? l : sizeof(buf) - 1] = 0;
+		r = parse_tev(buf, &e);
+		if (!r)
+			continue;
+		ASSERT_EQ(1, r) TH_LOG("malformed: %.200s", buf);
+		c = le32(e.data) - KETW_SAMPLE_CTX_TASK;
+		ASSERT_LT(c, ARRAY_SIZE(ctx_cases)) TH_LOG("%.200s", buf);
+		seen[c]++;
+		EXPECT_STREQ(ctx_cases[c].context, e.context)
+			TH_LOG("%s: %.200s", ctx_cases[c].word, buf);
+		EXPECT_STREQ(ctx_cases[c].context,
+			     KETW_RECORD_CTX(e.flags) == KETW_CTX_TASK ? "task" :
+			     KETW_RECORD_CTX(e.flags) == KETW_CTX_SOFTIRQ ? "softirq" :
+			     KETW_RECORD_CTX(e.flags) == KETW_CTX_HARDIRQ ? "hardirq" :
+			     "nmi");
+		EXPECT_EQ(KETW_RECORD_PREEMPT_DEPTH(e.flags), e.preempt);
+		if (ctx_cases[c].preempt >= 0)
+			EXPECT_EQ(ctx_cases[c].preempt, (int)e.preempt)
+				TH_LOG("%s: %.200s", ctx_cases[c].word, buf);
+		EXPECT_EQ(ctx_cases[c].irqs_off,
+			  !!(e.flags & KETW_RECORD_IRQS_OFF))
+			TH_LOG("%s: %.200s", ctx_cases[c].word, buf);
+	}
+	for (c = 0; c < ARRAY_SIZE(ctx_cases); c++)
+		EXPECT_EQ(1, seen[c]) TH_LOG("case %u", c);
+}
+
+/*
+ * The bridge carries each event's context: a field with its word and
+ * one with the caller's preemption depth, in tracefs's text and in
+ * trace-cmd's report.
+ */
+TEST_F(bridge, context_field)
+{
+	char cmd[1024];
+	size_t n = 0;
+	unsigned int c;
+	int status, attempt;
+
+	ASSERT_EQ(0, ev_enable(1));
+	for (c = 0; c < ARRAY_SIZE(ctx_cases); c++)
+		ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"),
+				       ctx_cases[c].word))
+			TH_LOG("emit_ctx case %u: %s", c, strerror(errno));
+	self->text = slurp(TRACEFS "trace");
+	expect_ctx_ticks(_metadata, self->text);
+	ASSERT_EQ(0, ev_enable(0));
+	ASSERT_EQ(0, trace_clear());
+
+	KETW_REQUIRE_PATH(TRACE_CMD, X_OK, "make check packs it: EXTRA_BINS");
+	n += snprintf(cmd + n, sizeof(cmd) - n,
+		      TRACE_CMD " record -q -e ketw -o " TC_DAT " sh -c '");
+	for (c = 0; c < ARRAY_SIZE(ctx_cases); c++)
+		n += snprintf(cmd + n, sizeof(cmd) - n,
+			      "echo %s > " SAMPLE_PARAM("emit_ctx") "; ",
+			      ctx_cases[c].word);
+	snprintf(cmd + n, sizeof(cmd) - n, "' >" TC_LOG " 2>&1");
+	/* Twice at most: see trace_cmd_record_report. */
+	for (attempt = 0; attempt < 2; attempt++) {
+		unlink(TC_DAT);
+		ASSERT_EQ(0, system(cmd));
+		free(self->text);
+		self->text = run(TRACE_CMD " report -i " TC_DAT " 2>&1",
+				 &status);
+		ASSERT_EQ(0, status);
+		if (count_tev(self->text))
+			break;
+		TH_LOG("trace-cmd recorded nothing; once more");
+	}
+	expect_ctx_ticks(_metadata, self->text);
+	unlink(TC_DAT);
 }
 
 /*

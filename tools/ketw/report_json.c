@@ -161,6 +161,17 @@ void cli_report_json_record(const struct ketw_record *rec,
 	cli_json_bool(&j, sys);
 	cli_json_key(&j, "truncated");
 	cli_json_bool(&j, h->flags & KETW_RECORD_TRUNCATED);
+	if (rec->context) {
+		cli_json_key(&j, "context");
+		cli_json_string_or_null(&j,
+			ketw_context_name(KETW_RECORD_CTX(h->flags)));
+		cli_json_key(&j, "irqs_off");
+		cli_json_bool(&j, h->flags & KETW_RECORD_IRQS_OFF);
+		cli_json_key(&j, "need_resched");
+		cli_json_bool(&j, h->flags & KETW_RECORD_NEED_RESCHED);
+		cli_json_key(&j, "preempt");
+		cli_json_u64(&j, KETW_RECORD_PREEMPT_DEPTH(h->flags));
+	}
 	cli_report_items_json(&j, rec, syms);
 	cli_json_key(&j, "len");
 	cli_json_u64(&j, rec->data_len);

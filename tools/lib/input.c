@@ -785,6 +785,7 @@ int ketw_input_next(struct ketw_input *in, struct ketw_record *rec)
 		return 0;
 	c = in->heap[0];
 	*rec = c->cur;
+	rec->context = in->hdr.flags & KETW_FILE_F_RECORD_CTX;
 	if (!ketw_cursor_advance(c))
 		in->heap[0] = in->heap[--in->heap_len];
 	ketw_heap_down(in, 0);

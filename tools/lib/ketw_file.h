@@ -34,8 +34,10 @@
 #define KETW_FILE_VERSION_MAJOR	1
 /*
  * Minor versions: 0, the first; 1, records may carry extended data items
- * (KETW_RECORD_EXT, uapi/linux/ketw.h) and the rundown MODULE records.
- * A reader of 0 shows an items area as part of the payload.
+ * (KETW_RECORD_EXT, uapi/linux/ketw.h), the rundown MODULE records, the
+ * TRIGGER system event, and the context bits of the records' flags,
+ * which a file says are valid with KETW_FILE_F_RECORD_CTX. A reader of 0
+ * shows an items area as part of the payload.
  */
 #define KETW_FILE_VERSION_MINOR	1
 #define KETW_FILE_ALIGN		8		/* sections start 8-aligned */
@@ -71,7 +73,8 @@ struct ketw_file_session {
  * @nr_cpus:            CPU ids in the file are 0..nr_cpus-1.
  * @clock:              KETW_CLOCK_* of every timestamp in the file.
  * @creation_time:      CLOCK_REALTIME ns when the file was written.
- * @flags:              0 (reserved for later use).
+ * @flags:              KETW_FILE_F_*; readers ignore bits they do not
+ *                      know (format 1.0 wrote 0).
  * @reserved:           0.
  * @session:            the traced session's attributes.
  * @hostname:           uname nodename of the traced machine, NUL-terminated.
@@ -96,6 +99,14 @@ struct ketw_file_header {
 };
 
 #define KETW_FILE_HEADER_SIZE_V1	304
+
+/*
+ * File header flags. RECORD_CTX (format 1.1): the records' context bits
+ * (KETW_RECORD_CONTEXT_BITS) are valid. Without it (format 1.0 files)
+ * they are 0 and mean nothing: readers show no context at all rather
+ * than "task".
+ */
+#define KETW_FILE_F_RECORD_CTX	0x1
 
 /**
  * struct ketw_file_section - the header of a section

@@ -247,6 +247,13 @@ struct ketw_record {
 	size_t data_len;
 	size_t span;
 	unsigned int cpu;
+	/*
+	 * hdr's context bits (KETW_RECORD_CONTEXT_BITS) are valid: set for
+	 * records of a kernel buffer and of a file that says so
+	 * (KETW_FILE_F_RECORD_CTX); clear for older files, whose writers
+	 * left them 0. Formatters show the context only when set.
+	 */
+	bool context;
 };
 
 /*
@@ -535,19 +542,33 @@ const char *ketw_policy_name(unsigned int policy);
 const char *ketw_clock_name(unsigned int clock);
 const char *ketw_state_name(unsigned int state);
 const char *ketw_trigger_action_name(unsigned int action); /* KETW_TRIGGER_* */
+const char *ketw_context_name(unsigned int ctx);	/* KETW_CTX_*: "task"... */
 
 /* The textual form of a GUID stored in textual byte order. */
 char *ketw_guid_format(const uint8_t guid[KETW_GUID_SIZE],
 		       char buf[KETW_GUID_STR_LEN]);
 /* "ETIMEDOUT" for ETIMEDOUT or -ETIMEDOUT; NULL if unknown. */
 const char *ketw_errno_name(int err);
-/* "TRUNCATED|USER", "0" for none, unknown bits as "0x..". */
+/*
+ * "TRUNCATED|USER", "0" for none, unknown bits as "0x..". The context
+ * bits are left out: ketw_context_format() shows them.
+ */
 char *ketw_flags_format(unsigned int flags, char *buf, size_t len);
+/*
+ * A record's context bits as ftrace's latency columns, four characters:
+ * interrupts off 'd' or '.', need-resched 'N' or '.', the context '.'
+ * (task), 's' (softirq), 'h' (hardirq) or 'z' (NMI), the preemption depth
+ * as a hex digit or '.' for 0. "d.h1": a hard interrupt, interrupts
+ * off, depth 1. @len is at least KETW_CONTEXT_STR_LEN.
+ */
+#define KETW_CONTEXT_STR_LEN	5
+char *ketw_context_format(unsigned int flags, char *buf, size_t len);
 
 /*
  * One line describing a record (no newline):
- *   cpu=1 ts=12.000345678 pid=123 tid=124 seq=5 guid=... type=10
- *   level=INFO ver=2 id=1 kw=0x1 len=24 [flags=TRUNCATED]
+ *   cpu=1 [ctx=....] ts=12.000345678 pid=123 tid=124 seq=5 guid=...
+ *   type=10 level=INFO ver=2 id=1 kw=0x1 len=24 [flags=TRUNCATED]
+ * ctx= (ketw_context_format()) only if @rec->context.
  * Returns the length snprintf() would have produced.
  */
 int ketw_record_format(const struct ketw_record *rec, char *buf, size_t len);

@@ -33,6 +33,11 @@ static const char *const ketw_action_names[] = {
 };
 #undef KETW_WORD
 
+#define KETW_CTX_NAME(v, w)	[v] = w,
+static const char *const ketw_context_names[] = {
+	KETW_CTX_WORDS(KETW_CTX_NAME)
+};
+
 static const char *ketw_name_of(const char *const *names, size_t n,
 				unsigned int v)
 {
@@ -53,6 +58,12 @@ const char *ketw_level_name(unsigned int level)
 const char *ketw_sys_event_name(unsigned int id)
 {
 	return ketw_name_of(ketw_sys_names, ARRAY_SIZE(ketw_sys_names), id);
+}
+
+const char *ketw_context_name(unsigned int ctx)
+{
+	return ketw_name_of(ketw_context_names, ARRAY_SIZE(ketw_context_names),
+			    ctx);
 }
 
 const char *ketw_field_type_name(unsigned int type)

@@ -83,6 +83,7 @@ static void ketw_output_fill_header(struct ketw_file_header *h,
 	h->version_minor = KETW_FILE_VERSION_MINOR;
 	h->header_size = sizeof(*h);
 	h->record_header_size = KETW_EVENT_HEADER_SIZE;
+	h->flags = KETW_FILE_F_RECORD_CTX;
 	h->nr_cpus = info->nr_cpus;
 	h->clock = info->clock;
 	h->creation_time = info->creation_time;

@@ -56,6 +56,8 @@ int ketw_record_iter_next(struct ketw_record_iter *it, struct ketw_record *rec)
 			return -EBADMSG;
 		rec->span = span;
 		rec->cpu = h->cpu;
+		/* A kernel buffer's: ketw_input_next() says for a file's. */
+		rec->context = true;
 		it->off += span;
 		return 1;
 	}

@@ -27,6 +27,7 @@ char *ketw_flags_format(unsigned int flags, char *buf, size_t len)
 	if (!len)
 		return buf;
 	buf[0] = '\0';
+	flags &= ~(unsigned int)KETW_RECORD_CONTEXT_BITS;
 	if (!flags) {
 		snprintf(buf, len, "0");
 		return buf;
@@ -46,6 +47,23 @@ char *ketw_flags_format(unsigned int flags, char *buf, size_t len)
 	return buf;
 }
 
+char *ketw_context_format(unsigned int flags, char *buf, size_t len)
+{
+	unsigned int depth = KETW_RECORD_PREEMPT_DEPTH(flags);
+
+	if (len < KETW_CONTEXT_STR_LEN) {
+		if (len)
+			buf[0] = '\0';
+		return buf;
+	}
+	buf[0] = flags & KETW_RECORD_IRQS_OFF ? 'd' : '.';
+	buf[1] = flags & KETW_RECORD_NEED_RESCHED ? 'N' : '.';
+	buf[2] = ".shz"[KETW_RECORD_CTX(flags)];
+	buf[3] = depth ? "0123456789abcdef"[depth] : '.';
+	buf[4] = '\0';
+	return buf;
+}
+
 /* A name, or the number in @tmp. */
 static const char *ketw_name_or_num(const char *name, unsigned int v,
 				    char *tmp, size_t len)
@@ -61,15 +79,20 @@ int ketw_record_format_as(const struct ketw_record *rec, const char *provider,
 {
 	const struct ketw_event_header *h = rec->hdr;
 	char guid[KETW_GUID_STR_LEN], flags[64];
-	char type[12], level[12], id[12];
+	char type[12], level[12], id[12], ctx[16] = "";
+	char lat[KETW_CONTEXT_STR_LEN];
 	const char *idname = NULL;
+	unsigned int f;
 	int n;
 
 	if (h->flags & KETW_RECORD_SYSTEM)
 		idname = ketw_sys_event_name(h->event_id);
+	if (rec->context)
+		snprintf(ctx, sizeof(ctx), " ctx=%s",
+			 ketw_context_format(h->flags, lat, sizeof(lat)));
 	n = snprintf(buf, len,
-		     "cpu=%u ts=%llu.%09llu pid=%u tid=%u seq=%llu %s=%s type=%s level=%s ver=%u id=%s%s%s kw=0x%llx len=%zu",
-		     rec->cpu,
+		     "cpu=%u%s ts=%llu.%09llu pid=%u tid=%u seq=%llu %s=%s type=%s level=%s ver=%u id=%s%s%s kw=0x%llx len=%zu",
+		     rec->cpu, ctx,
 		     (unsigned long long)(h->timestamp / 1000000000ull),
 		     (unsigned long long)(h->timestamp % 1000000000ull),
 		     h->process_id, h->thread_id,
@@ -84,9 +107,10 @@ int ketw_record_format_as(const struct ketw_record *rec, const char *provider,
 		     ketw_name_or_num(idname, h->event_id, id, sizeof(id)),
 		     event ? " event=" : "", event ? event : "",
 		     (unsigned long long)h->keyword, rec->data_len);
-	if (n < 0 || !h->flags)
+	f = h->flags & ~(unsigned int)KETW_RECORD_CONTEXT_BITS;
+	if (n < 0 || !f)
 		return n;
-	ketw_flags_format(h->flags, flags, sizeof(flags));
+	ketw_flags_format(f, flags, sizeof(flags));
 	return n + snprintf(len > (size_t)n ? buf + n : NULL,
 			    len > (size_t)n ? len - n : 0, " flags=%s", flags);
 }

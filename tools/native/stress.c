@@ -228,12 +228,29 @@ struct check {
 	u64 overflows, resumes;
 	int after_overflow;		/* the last record was an OVERFLOW ... */
 	u64 overflow_gap;		/* ... with this gap in front of it */
+	int after_resume;		/* the last record was a RESUME ... */
+	u16 resume_ctx;			/* ... with these context bits */
 	u64 bad;
 	u64 retries;			/* LOOP: copies void, the record was taken */
 	u64 snapshots, snap_records;
 };
 
 static struct check checks[MAX_CPUS];
+
+/*
+ * The context bits a writer of level @ctx passes, as provider.c computes
+ * them: its context, interrupts off above task, a depth by level. The
+ * OVERFLOW and RESUME in front of its record must carry the same.
+ */
+static u16 ctx_bits(int ctx)
+{
+	return (u16)((unsigned int)ctx << KETW_RECORD_CTX_SHIFT |
+		     (ctx >= NATIVE_CTX_HARDIRQ ? KETW_RECORD_IRQS_OFF : 0) |
+		     (unsigned int)ctx << KETW_RECORD_PREEMPT_SHIFT);
+}
+
+/* What a stop's ketw_ring_report_lost() passes: no writer's bits. */
+#define REPORT_CTX_BITS	(KETW_RECORD_NEED_RESCHED | KETW_RECORD_PREEMPT_MASK)
 
 /* What a failure breaks, for --known and the summary (as nest.c's). */
 enum check_kind {
@@ -302,6 +319,7 @@ static void emit(int ctx)
 	if (var->policy == KETW_POLICY_UNTIL_FULL && (key >> 24) % 61 == 0)
 		flags |= KETW_RING_USE_RESERVE;
 	p.ev.flags = (u8)flags;
+	flags |= ctx_bits(ctx);
 	p.ev.counter = n;
 	for (k = 0; k < p.ev.fill; k++)
 		p.fill[k] = ev_fill_byte(key, k);
@@ -380,7 +398,7 @@ static void *writer_main(void *arg)
 		w->injected += native_injected();
 		native_inject(NULL, 0, 0, 0);
 		/* As a session's stop does on each CPU. */
-		ketw_ring_report_lost(ring);
+		ketw_ring_report_lost(ring, REPORT_CTX_BITS);
 		__atomic_fetch_add(&parked, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
@@ -431,6 +449,8 @@ static void check_system(struct check *c, int cpu,
 		int pair = c->after_overflow;
 
 		c->after_overflow = 0;
+		c->after_resume = 1;
+		c->resume_ctx = h->flags & KETW_RECORD_CONTEXT_BITS;
 		c->resumes++;
 		if (h->size != KETW_EVENT_HEADER_SIZE + sizeof(*r)) {
 			bad(c, cpu, CK_RECORD, "RESUME of size %u", h->size);
@@ -493,12 +513,21 @@ static void check_record(int cpu, const struct ketw_event_header *h)
 		    (unsigned long long)gap, (unsigned long long)h->sequence);
 
 	if (h->flags & KETW_RECORD_SYSTEM) {
-		if (h->flags & ~(u32)KETW_RECORD_SYSTEM)
+		if (h->flags & ~(u32)(KETW_RECORD_SYSTEM |
+				      KETW_RECORD_CONTEXT_BITS))
 			bad(c, cpu, CK_RECORD, "system record flags %#x", h->flags);
+		c->after_resume = 0;
 		check_system(c, cpu, h, gap);
 		return;
 	}
 	c->after_overflow = 0;
+	/* The pair in front of a record is logged with its context bits. */
+	if (c->after_resume && !gap && c->resume_ctx != REPORT_CTX_BITS &&
+	    c->resume_ctx != (h->flags & KETW_RECORD_CONTEXT_BITS))
+		bad(c, cpu, CK_RECORD, "RESUME's context bits %#x, the record's after it %#x",
+		    c->resume_ctx,
+		    (unsigned int)(h->flags & KETW_RECORD_CONTEXT_BITS));
+	c->after_resume = 0;
 	if (h->size < KETW_EVENT_HEADER_SIZE + sizeof(*ev) ||
 	    memcmp(h->provider_guid, stress_guid, KETW_GUID_SIZE)) {
 		bad(c, cpu, CK_RECORD, "foreign record: size %u", h->size);
@@ -523,7 +552,7 @@ static void check_record(int cpu, const struct ketw_event_header *h)
 			    (unsigned long long)ev->counter);
 			break;
 		}
-	expect_flags = ev->flags & KETW_RECORD_TRUNCATED;
+	expect_flags = (ev->flags & KETW_RECORD_TRUNCATED) | ctx_bits(ctx);
 	if (h->flags != expect_flags || h->event_id != stress_desc[ctx].id ||
 	    h->type != stress_desc[ctx].type ||
 	    h->level != stress_desc[ctx].level ||

@@ -83,6 +83,8 @@ extern const char *test_fake_path;
 
 /* A path in the run's private temporary directory. */
 const char *test_path(const char *name);
+/* tests/golden/@name, next to the test sources (a static buffer). */
+const char *test_golden_path(const char *name);
 
 /*
  * Write a record at @buf: type 10, level INFO, version 2, keyword 0x1,

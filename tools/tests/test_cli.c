@@ -180,8 +180,11 @@ TEST(cli_report)
 	n += test_record((char *)recs + n, 0, 5, 12000345678ull, 0, 1,
 			 "ABCDEFGHIJKLMNOPQRSTUVWX", 24);
 	ASSERT_EQ(ketw_output_add_records(out, 0, recs, n), 0);
-	n = test_record(recs, 1, 0, 11500000000ull, KETW_RECORD_TRUNCATED, 3,
-			NULL, 2);
+	/* From a hard interrupt, interrupts off, depth 1. */
+	n = test_record(recs, 1, 0, 11500000000ull, KETW_RECORD_TRUNCATED |
+			KETW_CTX_HARDIRQ << KETW_RECORD_CTX_SHIFT |
+			KETW_RECORD_IRQS_OFF | 1 << KETW_RECORD_PREEMPT_SHIFT,
+			3, NULL, 2);
 	ASSERT_EQ(ketw_output_add_records(out, 1, recs, n), 0);
 	ASSERT_EQ(ketw_output_add_stats(out, stats, NULL, 2), 0);
 	ASSERT_EQ(ketw_output_close(out), 0);
@@ -195,9 +198,9 @@ TEST(cli_report)
 	/* cpu 0: 2 records, 2 written, 3 overwritten, 4 missing by seq. */
 	CHECK_CONTAINS(o, "    0          2          2          0            3          0            0          0          4\n");
 	CHECK_CONTAINS(o, "    1          1          1          7            0");
-	CHECK_CONTAINS(o, "  cpu=0 ts=11.000000000 pid=1000 tid=1000 seq=0 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=START kw=0x1 len=24 flags=SYSTEM\n"
+	CHECK_CONTAINS(o, "  cpu=0 ctx=.... ts=11.000000000 pid=1000 tid=1000 seq=0 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=START kw=0x1 len=24 flags=SYSTEM\n"
 			  "    START: filter: level=4 match_any=0x0 match_all=0x0\n");
-	CHECK_CONTAINS(o, "  cpu=0 ts=12.000345678 pid=1000 tid=1000 seq=5 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=24\n"
+	CHECK_CONTAINS(o, "  cpu=0 ctx=.... ts=12.000345678 pid=1000 tid=1000 seq=5 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=24\n"
 			  "    0000  41 42 43 44 45 46 47 48  49 4a 4b 4c 4d 4e 4f 50  |ABCDEFGHIJKLMNOP|\n"
 			  "    0010  51 52 53 54 55 56 57 58");
 	/* Merged by timestamp: cpu 1's record sits between cpu 0's. */
@@ -208,6 +211,7 @@ TEST(cli_report)
 
 		CHECK(a && b && c && a < b && b < c);
 		CHECK_CONTAINS(b, "len=2 flags=TRUNCATED");
+		CHECK_CONTAINS(o, "  cpu=1 ctx=d.h1 ts=11.500000000 ");
 	}
 	free(o);
 	free(e);
@@ -322,7 +326,7 @@ TEST(cli_session_flow)
 	CHECK_CONTAINS(o, "  all         11         11          0");
 	CHECK_CONTAINS(o, "id=START kw=0x0 len=24 flags=SYSTEM\n"
 			  "    START: filter: level=4 match_any=0x3 match_all=0x0\n");
-	CHECK_CONTAINS(o, "  cpu=1 ts=1.000002000 pid=4242 tid=4242 seq=0 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=17\n"
+	CHECK_CONTAINS(o, "  cpu=1 ctx=.... ts=1.000002000 pid=4242 tid=4242 seq=0 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=17\n"
 			  "    0000  01 00 00 00 77 74 65 6b  04 00 00 00 00 00 00 00  |....wtek........|\n"
 			  "    0010  01 ");
 	/* Records in timestamp order. */

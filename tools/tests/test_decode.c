@@ -462,12 +462,16 @@ static int write_rundown_trace(const char *path, bool be)
 	len = tick_payload(p, 3, 3, be);
 	n0 += put(b0 + n0, &(struct hdr_spec)EV(0, 7, 1000001000, 1, 4, 2, 1,
 						test_guid), p, len);
+	/* From a softirq, then a hard interrupt (irqs off, depth 1). */
 	len = tick_payload(p, 4, 0, be);
-	n1 += put(b1 + n1, &(struct hdr_spec)EV(1, 0, 1000001500, 1, 4, 2, 1,
-						test_guid), p, len);
+	h = (struct hdr_spec)EV(1, 0, 1000001500, 1, 4, 2, 1, test_guid);
+	h.flags = KETW_CTX_SOFTIRQ << KETW_RECORD_CTX_SHIFT;
+	n1 += put(b1 + n1, &h, p, len);
 	len = all_payload(p, be);
-	n0 += put(b0 + n0, &(struct hdr_spec)EV(0, 8, 1000002000, 3, 5, 1, 8,
-						test_guid), p, len);
+	h = (struct hdr_spec)EV(0, 8, 1000002000, 3, 5, 1, 8, test_guid);
+	h.flags = KETW_CTX_HARDIRQ << KETW_RECORD_CTX_SHIFT |
+		  KETW_RECORD_IRQS_OFF | 1 << KETW_RECORD_PREEMPT_SHIFT;
+	n0 += put(b0 + n0, &h, p, len);
 	/* No layout for id 9; tick of version 1; another provider. */
 	n0 += put(b0 + n0, &(struct hdr_spec)EV(0, 9, 1000003000, 9, 4, 1, 1,
 						test_guid), "ninebytes", 9);
@@ -480,12 +484,14 @@ static int write_rundown_trace(const char *path, bool be)
 	/* A user-space event: named, no layout. */
 	h = (struct hdr_spec)EV(0, 12, 1000006000, 4, 2, 0, 0,
 				user.provider_guid);
-	h.flags = KETW_RECORD_USER;
+	h.flags = KETW_RECORD_USER | KETW_RECORD_NEED_RESCHED;
 	n0 += put(b0 + n0, &h, "hi", 2);
 	/* Cut by max_data_size. */
 	len = tick_payload(p, 7, 0, be);
 	h = (struct hdr_spec)EV(0, 13, 1000007000, 1, 4, 2, 1, test_guid);
-	h.flags = KETW_RECORD_TRUNCATED;
+	/* From an NMI, cut by max_data_size. */
+	h.flags = KETW_RECORD_TRUNCATED | KETW_RECORD_IRQS_OFF |
+		  KETW_CTX_NMI << KETW_RECORD_CTX_SHIFT;
 	n0 += put(b0 + n0, &h, p, 10);
 	/* FILTER of ketw-sample, STOP. */
 	memset(&flt, 0, sizeof(flt));
@@ -509,7 +515,7 @@ static int write_rundown_trace(const char *path, bool be)
 }
 
 static const char golden_records[] =
-"  cpu=0 ts=1.000000000 pid=0 tid=0 seq=0 provider=ketw type=INFO level=0 ver=0 id=START kw=0x0 len=24 flags=SYSTEM\n"
+"  cpu=0 ctx=.... ts=1.000000000 pid=0 tid=0 seq=0 provider=ketw type=INFO level=0 ver=0 id=START kw=0x0 len=24 flags=SYSTEM\n"
 "    START: filter: level=0 match_any=0x0 match_all=0x0\n"
 "  cpu=0 ts=1.000000100 seq=1 PROVIDER ketw-sample 6b657477-7361-6d70-6c65-000000000001 events=3\n"
 "  cpu=0 ts=1.000000200 seq=2 EVENT_DESC ketw-sample id=1 tick ver=2 fields=4\n"
@@ -517,25 +523,25 @@ static const char golden_records[] =
 "  cpu=0 ts=1.000000400 seq=4 EVENT_DESC 11223344-5566-7788-99aa-bbccddeeff00 id=1 ping ver=2 fields=1\n"
 "  cpu=0 ts=1.000000500 seq=5 PROVIDER my-app 75736572-7072-6f76-0000-000000000002 events=0 USER\n"
 "  cpu=0 ts=1.000000600 seq=6 TASK pid=77 tid=77 comm=sampler\n"
-"  cpu=0 ts=1.000001000 pid=77 tid=77 seq=7 provider=ketw-sample type=10 level=INFO ver=2 id=1 event=tick kw=0x1 len=19\n"
+"  cpu=0 ctx=.... ts=1.000001000 pid=77 tid=77 seq=7 provider=ketw-sample type=10 level=INFO ver=2 id=1 event=tick kw=0x1 len=19\n"
 "    index=3 magic=0x6b657477 value=10 tail={03 04 05}\n"
-"  cpu=1 ts=1.000001500 pid=77 tid=77 seq=0 provider=ketw-sample type=10 level=INFO ver=2 id=1 event=tick kw=0x1 len=16\n"
+"  cpu=1 ctx=..s. ts=1.000001500 pid=77 tid=77 seq=0 provider=ketw-sample type=10 level=INFO ver=2 id=1 event=tick kw=0x1 len=16\n"
 "    index=4 magic=0x6b657477 value=13 tail={}\n"
-"  cpu=0 ts=1.000002000 pid=77 tid=77 seq=8 provider=ketw-sample type=10 level=VERBOSE ver=1 id=3 event=all kw=0x8 len=66\n"
+"  cpu=0 ctx=d.h1 ts=1.000002000 pid=77 tid=77 seq=8 provider=ketw-sample type=10 level=VERBOSE ver=1 id=3 event=all kw=0x8 len=66\n"
 "    u8=200 u16=65535 s8=-5 s16=-300 s32=-70000 u32=4000000000 s64=-1 h64=0xdeadbeef00c0ffee id=6b657477-7361-6d70-6c65-000000000001 str=\"a\\\"\\\\\\n\\x01zzz\" bin={de ad be ef} odd={01 02} new=(type 99){de ad} late=<missing> rest=\"ok\"\n"
-"  cpu=0 ts=1.000003000 pid=77 tid=77 seq=9 provider=ketw-sample type=10 level=INFO ver=1 id=9 kw=0x1 len=9\n"
+"  cpu=0 ctx=.... ts=1.000003000 pid=77 tid=77 seq=9 provider=ketw-sample type=10 level=INFO ver=1 id=9 kw=0x1 len=9\n"
 "    0000  6e 69 6e 65 62 79 74 65  73                       |ninebytes|\n"
-"  cpu=0 ts=1.000004000 pid=77 tid=77 seq=10 provider=ketw-sample type=10 level=INFO ver=1 id=1 kw=0x1 len=16\n"
+"  cpu=0 ctx=.... ts=1.000004000 pid=77 tid=77 seq=10 provider=ketw-sample type=10 level=INFO ver=1 id=1 kw=0x1 len=16\n"
 "    0000  05 00 00 00 77 74 65 6b  10 00 00 00 00 00 00 00  |....wtek........|\n"
-"  cpu=0 ts=1.000005000 pid=77 tid=77 seq=11 guid=11223344-5566-7788-99aa-bbccddeeff00 type=10 level=INFO ver=2 id=1 event=ping kw=0x1 len=16\n"
+"  cpu=0 ctx=.... ts=1.000005000 pid=77 tid=77 seq=11 guid=11223344-5566-7788-99aa-bbccddeeff00 type=10 level=INFO ver=2 id=1 event=ping kw=0x1 len=16\n"
 "    index=6\n"
-"  cpu=0 ts=1.000006000 pid=77 tid=77 seq=12 provider=my-app type=10 level=ERROR ver=0 id=4 kw=0x0 len=2 flags=USER\n"
+"  cpu=0 ctx=.N.. ts=1.000006000 pid=77 tid=77 seq=12 provider=my-app type=10 level=ERROR ver=0 id=4 kw=0x0 len=2 flags=USER\n"
 "    0000  68 69                                             |hi|\n"
-"  cpu=0 ts=1.000007000 pid=77 tid=77 seq=13 provider=ketw-sample type=10 level=INFO ver=2 id=1 event=tick kw=0x1 len=10 flags=TRUNCATED\n"
+"  cpu=0 ctx=d.z. ts=1.000007000 pid=77 tid=77 seq=13 provider=ketw-sample type=10 level=INFO ver=2 id=1 event=tick kw=0x1 len=10 flags=TRUNCATED\n"
 "    index=7 magic=0x6b657477 value=<missing> tail=<missing>\n"
-"  cpu=0 ts=1.000008000 pid=0 tid=0 seq=14 provider=ketw type=INFO level=0 ver=0 id=FILTER kw=0x0 len=320 flags=SYSTEM\n"
+"  cpu=0 ctx=.... ts=1.000008000 pid=0 tid=0 seq=14 provider=ketw type=INFO level=0 ver=0 id=FILTER kw=0x0 len=320 flags=SYSTEM\n"
 "    FILTER: provider ketw-sample: level=0 match_any=0x0 match_all=0x0 filtered=0 -> level=3 match_any=0x0 match_all=0x0 filtered=0\n"
-"  cpu=0 ts=1.000009000 pid=0 tid=0 seq=15 provider=ketw type=INFO level=0 ver=0 id=STOP kw=0x0 len=8 flags=SYSTEM\n"
+"  cpu=0 ctx=.... ts=1.000009000 pid=0 tid=0 seq=15 provider=ketw type=INFO level=0 ver=0 id=STOP kw=0x0 len=8 flags=SYSTEM\n"
 "    STOP: explicit stop\n";
 
 /* The records part of a report (after the summary's blank line). */
@@ -629,7 +635,7 @@ TEST(cli_report_rundown_options)
 	r = records_part(o);
 	CHECK(!strstr(r, "provider="));
 	CHECK(!strstr(r, "index="));
-	CHECK_CONTAINS(r, "  cpu=0 ts=1.000001000 pid=77 tid=77 seq=7 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=19\n"
+	CHECK_CONTAINS(r, "  cpu=0 ctx=.... ts=1.000001000 pid=77 tid=77 seq=7 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=19\n"
 			  "    0000  03 00 00 00 77 74 65 6b  0a 00 00 00 00 00 00 00  |....wtek........|\n");
 	CHECK_CONTAINS(r, "id=PROVIDER kw=0x0 len=56 flags=SYSTEM\n"
 			  "    PROVIDER: provider ketw-sample 6b657477-7361-6d70-6c65-000000000001, 3 events\n"
@@ -646,7 +652,8 @@ TEST(cli_report_rundown_options)
 
 /*
  * The blocks of golden_records (a record line and its indented lines)
- * whose record line starts with "  cpu=C ts=T" for one of @keys ("C T").
+ * whose record line starts with "  cpu=C [ctx=....] ts=T" for one of
+ * @keys ("C T").
  */
 static char *golden_pick(const char *const *keys)
 {
@@ -668,9 +675,12 @@ static char *golden_pick(const char *const *keys)
 
 				if (sscanf(keys[i], "%7s %31s", cpu, ts) != 2)
 					continue;
-				snprintf(want, sizeof(want), "  cpu=%s ts=%s ",
-					 cpu, ts);
-				if (!strncmp(p, want, strlen(want)))
+				/* "  cpu=C ctx=.... ts=T ", or no ctx=. */
+				snprintf(want, sizeof(want), "  cpu=%s ", cpu);
+				if (strncmp(p, want, strlen(want)))
+					continue;
+				snprintf(want, sizeof(want), " ts=%s ", ts);
+				if (strstr(p, want) && strstr(p, want) < end)
 					keep = true;
 			}
 		}
@@ -926,9 +936,9 @@ TEST(json_validator_self_test)
 }
 
 static const char golden_json[] =
-"{\"cpu\":0,\"ts\":\"1.000001000\",\"timestamp\":1000001000,\"pid\":77,\"tid\":77,\"seq\":7,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":4,\"level_name\":\"INFO\",\"version\":2,\"id\":1,\"event\":\"tick\",\"keyword\":1,\"flags\":0,\"system\":false,\"truncated\":false,\"len\":19,\"fields\":{\"index\":3,\"magic\":\"0x6b657477\",\"value\":10,\"tail\":\"030405\"}}\n"
-"{\"cpu\":0,\"ts\":\"1.000002000\",\"timestamp\":1000002000,\"pid\":77,\"tid\":77,\"seq\":8,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":5,\"level_name\":\"VERBOSE\",\"version\":1,\"id\":3,\"event\":\"all\",\"keyword\":8,\"flags\":0,\"system\":false,\"truncated\":false,\"len\":66,\"fields\":{\"u8\":200,\"u16\":65535,\"s8\":-5,\"s16\":-300,\"s32\":-70000,\"u32\":4000000000,\"s64\":-1,\"h64\":\"0xdeadbeef00c0ffee\",\"id\":\"6b657477-7361-6d70-6c65-000000000001\",\"str\":\"a\\\"\\\\\\u000a\\u0001zzz\",\"bin\":\"deadbeef\",\"odd\":\"0102\",\"new\":\"dead\",\"late\":null,\"rest\":\"ok\"}}\n"
-"{\"cpu\":0,\"ts\":\"1.000003000\",\"timestamp\":1000003000,\"pid\":77,\"tid\":77,\"seq\":9,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":4,\"level_name\":\"INFO\",\"version\":1,\"id\":9,\"keyword\":1,\"flags\":0,\"system\":false,\"truncated\":false,\"len\":9,\"payload\":\"6e696e656279746573\"}\n";
+"{\"cpu\":0,\"ts\":\"1.000001000\",\"timestamp\":1000001000,\"pid\":77,\"tid\":77,\"seq\":7,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":4,\"level_name\":\"INFO\",\"version\":2,\"id\":1,\"event\":\"tick\",\"keyword\":1,\"flags\":0,\"system\":false,\"truncated\":false,\"context\":\"task\",\"irqs_off\":false,\"need_resched\":false,\"preempt\":0,\"len\":19,\"fields\":{\"index\":3,\"magic\":\"0x6b657477\",\"value\":10,\"tail\":\"030405\"}}\n"
+"{\"cpu\":0,\"ts\":\"1.000002000\",\"timestamp\":1000002000,\"pid\":77,\"tid\":77,\"seq\":8,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":5,\"level_name\":\"VERBOSE\",\"version\":1,\"id\":3,\"event\":\"all\",\"keyword\":8,\"flags\":4192,\"system\":false,\"truncated\":false,\"context\":\"hardirq\",\"irqs_off\":true,\"need_resched\":false,\"preempt\":1,\"len\":66,\"fields\":{\"u8\":200,\"u16\":65535,\"s8\":-5,\"s16\":-300,\"s32\":-70000,\"u32\":4000000000,\"s64\":-1,\"h64\":\"0xdeadbeef00c0ffee\",\"id\":\"6b657477-7361-6d70-6c65-000000000001\",\"str\":\"a\\\"\\\\\\u000a\\u0001zzz\",\"bin\":\"deadbeef\",\"odd\":\"0102\",\"new\":\"dead\",\"late\":null,\"rest\":\"ok\"}}\n"
+"{\"cpu\":0,\"ts\":\"1.000003000\",\"timestamp\":1000003000,\"pid\":77,\"tid\":77,\"seq\":9,\"guid\":\"6b657477-7361-6d70-6c65-000000000001\",\"provider\":\"ketw-sample\",\"type\":10,\"level\":4,\"level_name\":\"INFO\",\"version\":1,\"id\":9,\"keyword\":1,\"flags\":0,\"system\":false,\"truncated\":false,\"context\":\"task\",\"irqs_off\":false,\"need_resched\":false,\"preempt\":0,\"len\":9,\"payload\":\"6e696e656279746573\"}\n";
 
 TEST(cli_report_json)
 {
@@ -946,8 +956,9 @@ TEST(cli_report_json)
 	CHECK_CONTAINS(o, "\"event\":\"PROVIDER\"");
 	CHECK_CONTAINS(o, "\"provider\":\"my-app\"");
 	CHECK_CONTAINS(o, ",\"guid\":\"11223344-5566-7788-99aa-bbccddeeff00\",\"type\":10,");
-	CHECK_CONTAINS(o, "\"truncated\":true,\"len\":10,\"fields\":{\"index\":7,\"magic\":\"0x6b657477\",\"value\":null,\"tail\":null}}\n");
-	CHECK_CONTAINS(o, "\"event\":\"STOP\",\"keyword\":0,\"flags\":1,\"system\":true,\"truncated\":false,\"len\":8,\"payload\":\"");
+	CHECK_CONTAINS(o, "\"truncated\":true,\"context\":\"nmi\",\"irqs_off\":true,\"need_resched\":false,\"preempt\":0,\"len\":10,\"fields\":{\"index\":7,\"magic\":\"0x6b657477\",\"value\":null,\"tail\":null}}\n");
+	CHECK_CONTAINS(o, "\"event\":\"STOP\",\"keyword\":0,\"flags\":1,\"system\":true,\"truncated\":false,\"context\":\"task\",\"irqs_off\":false,\"need_resched\":false,\"preempt\":0,\"len\":8,\"payload\":\"");
+	CHECK_CONTAINS(o, "\"flags\":136,\"system\":false,\"truncated\":false,\"context\":\"task\",\"irqs_off\":false,\"need_resched\":true,\"preempt\":0,\"len\":2,");
 	CHECK_STR(e, "");
 	free(o);
 	free(e);
@@ -982,4 +993,100 @@ TEST(cli_report_json)
 		free(o2);
 		free(e);
 	}
+}
+
+/*
+ * A file of format 1.0 (tests/golden/v1.0.ketw, written by the tool of
+ * before the context bits: write_rundown_trace() as it was then) reads
+ * exactly as that tool read it: no ctx= column, no "context" in JSON,
+ * rather than claiming every record came from a task.
+ */
+TEST(old_format_1_0_reads_as_before)
+{
+	static const char *const modes[][2] = {
+		{ NULL, "v1.0.report" },
+		{ "-X", "v1.0.report-X" },
+		{ "--json", "v1.0.json" },
+	};
+	char trace[512], golden[512], *o = NULL, *e = NULL, *want, *at;
+	const struct ketw_file_header *h;
+	struct ketw_input *in;
+	struct ketw_record rec;
+	unsigned char *img;
+	size_t len, n;
+	unsigned int i;
+
+	snprintf(trace, sizeof(trace), "%s", test_golden_path("v1.0.ketw"));
+	img = test_slurp(trace, &len);
+	ASSERT(img != NULL);
+	ASSERT_EQ(ketw_input_open_mem(img, len, &in, NULL, 0), 0);
+	h = ketw_input_header(in);
+	CHECK_EQ(h->version_major, 1);
+	CHECK_EQ(h->version_minor, 0);
+	CHECK_EQ(h->flags, 0);
+	n = 0;
+	while (ketw_input_next(in, &rec) > 0) {
+		CHECK(!rec.context);
+		n++;
+	}
+	CHECK_EQ(n, 17);
+	ketw_input_close(in);
+	free(img);
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(golden, sizeof(golden), "%s",
+			 test_golden_path(modes[i][1]));
+		want = (char *)test_slurp(golden, &len);
+		ASSERT(want != NULL);
+		/* The report names the file: @PATH@ in the golden text. */
+		at = strstr(want, "@PATH@");
+		if (at) {
+			char *w = malloc(len + strlen(trace) + 1);
+
+			ASSERT(w != NULL);
+			sprintf(w, "%.*s%s%s", (int)(at - want), want, trace,
+				at + strlen("@PATH@"));
+			free(want);
+			want = w;
+		}
+		ASSERT_EQ(test_run_ketw(NULL, modes[i][0] ?
+				FARGS("report", modes[i][0], trace) :
+				FARGS("report", trace), &o, &e), 0);
+		if (!CHECK_STR(o, want))
+			printf("--- %s: got:\n%s", modes[i][1], o);
+		CHECK(!strstr(o, "ctx="));
+		CHECK(!strstr(o, "\"context\""));
+		CHECK_STR(e, "");
+		free(want);
+		free(o);
+		free(e);
+	}
+}
+
+/* The same trace written today: format 1.1, the context bits valid. */
+TEST(new_format_says_context_valid)
+{
+	const char *path = test_path("rundown-ctx.ketw");
+	const struct ketw_file_header *h;
+	struct ketw_input *in;
+	struct ketw_record rec;
+	unsigned char *img;
+	unsigned int nmi = 0;
+	size_t len;
+
+	ASSERT_EQ(write_rundown_trace(path, false), 0);
+	img = test_slurp(path, &len);
+	ASSERT(img != NULL);
+	ASSERT_EQ(ketw_input_open_mem(img, len, &in, NULL, 0), 0);
+	h = ketw_input_header(in);
+	CHECK_EQ(h->version_minor, KETW_FILE_VERSION_MINOR);
+	CHECK_EQ(KETW_FILE_VERSION_MINOR, 1);
+	CHECK_EQ(h->flags, KETW_FILE_F_RECORD_CTX);
+	while (ketw_input_next(in, &rec) > 0) {
+		CHECK(rec.context);
+		nmi += KETW_RECORD_CTX(rec.hdr->flags) == KETW_CTX_NMI;
+	}
+	CHECK_EQ(nmi, 1);
+	ketw_input_close(in);
+	free(img);
 }

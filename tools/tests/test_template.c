@@ -580,18 +580,6 @@ TEST(template_load_errors)
 
 static _Alignas(8) unsigned char BUF[4096];
 
-/* Where the golden files are, next to this source file. */
-static const char *golden_path(const char *name)
-{
-	static char path[512];
-	const char *slash = strrchr(__FILE__, '/');
-	int dir = slash ? (int)(slash - __FILE__) : 1;
-
-	snprintf(path, sizeof(path), "%.*s/golden/%s", dir,
-		 slash ? __FILE__ : ".", name);
-	return path;
-}
-
 /* The records of the sample trace (the example of ketw-templates.rst). */
 static size_t sample_trace(unsigned char *p)
 {
@@ -650,7 +638,7 @@ TEST(template_golden_sample)
 	ASSERT_EQ(ketw_output_close(o), 0);
 	ASSERT_EQ(ketw_input_open(trace, &in, err, sizeof(err)), 0);
 
-	if (ketw_templates_load(golden_path("sample.tmpl"), &t, err,
+	if (ketw_templates_load(test_golden_path("sample.tmpl"), &t, err,
 				sizeof(err))) {
 		test_fail(__FILE__, __LINE__, "%s", err);
 		ketw_input_close(in);
@@ -670,13 +658,13 @@ TEST(template_golden_sample)
 	ketw_templates_free(t);
 	ketw_input_close(in);
 
-	want = test_slurp(golden_path("sample.out"), &wlen);
+	want = test_slurp(test_golden_path("sample.out"), &wlen);
 	have = test_slurp(got, &hlen);
 	ASSERT(have != NULL);
 	if (!want || strcmp(want, have))
 		test_fail(__FILE__, __LINE__,
 			  "%s differs from %s:\n--- got:\n%s--- want:\n%s", got,
-			  golden_path("sample.out"), have, want ? want : "");
+			  test_golden_path("sample.out"), have, want ? want : "");
 	free(want);
 	free(have);
 }
@@ -702,7 +690,7 @@ TEST(template_cli_report)
 	ASSERT_EQ(ketw_output_create(trace, &info, &o), 0);
 	ASSERT_EQ(ketw_output_add_records(o, 0, BUF, len), 0);
 	ASSERT_EQ(ketw_output_close(o), 0);
-	argv[2] = golden_path("sample.tmpl");
+	argv[2] = test_golden_path("sample.tmpl");
 	argv[3] = trace;
 	ret = test_run_ketw(NULL, argv, &out, &err);
 	if (ret == 2 && err && strstr(err, "option -t")) {

@@ -86,12 +86,53 @@ TEST(flags_format)
 				    sizeof(buf)), "TRUNCATED|0x200");
 	CHECK_STR(ketw_flags_format(KETW_RECORD_USER | KETW_RECORD_EXT, buf,
 				    sizeof(buf)), "USER|EXT");
-	CHECK_STR(ketw_flags_format(0x8000, buf, sizeof(buf)), "0x8000");
+	CHECK_STR(ketw_flags_format(0x800, buf, sizeof(buf)), "0x800");
+	/* The context bits are ketw_context_format()'s. */
+	CHECK_STR(ketw_flags_format(0xf0f0 | KETW_RECORD_USER, buf,
+				    sizeof(buf)), "USER");
+	CHECK_STR(ketw_flags_format(KETW_RECORD_PREEMPT_MASK, buf,
+				    sizeof(buf)), "0");
 	/* A short buffer is cut, never overrun. */
 	memset(buf, 'x', sizeof(buf));
 	ketw_flags_format(0xf, buf, 8);
 	CHECK(strlen(buf) < 8);
 	CHECK_EQ(buf[9], 'x');
+}
+
+TEST(context_format)
+{
+	static const struct {
+		unsigned int flags;
+		const char *want;
+	} c[] = {
+		{ 0, "...." },
+		{ KETW_RECORD_IRQS_OFF, "d..." },
+		{ KETW_RECORD_NEED_RESCHED, ".N.." },
+		{ KETW_CTX_SOFTIRQ << KETW_RECORD_CTX_SHIFT, "..s." },
+		{ KETW_CTX_HARDIRQ << KETW_RECORD_CTX_SHIFT |
+		  KETW_RECORD_IRQS_OFF | 1 << KETW_RECORD_PREEMPT_SHIFT, "d.h1" },
+		{ KETW_CTX_NMI << KETW_RECORD_CTX_SHIFT | KETW_RECORD_IRQS_OFF |
+		  KETW_RECORD_NEED_RESCHED | KETW_RECORD_PREEMPT_MASK, "dNzf" },
+		{ 10 << KETW_RECORD_PREEMPT_SHIFT | KETW_RECORD_SYSTEM |
+		  KETW_RECORD_TRUNCATED | KETW_RECORD_USER, "...a" },
+	};
+	char buf[KETW_CONTEXT_STR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		CHECK_STR(ketw_context_format(c[i].flags, buf, sizeof(buf)),
+			  c[i].want);
+	/* Too short: empty, never overrun. */
+	memset(buf, 'x', sizeof(buf));
+	CHECK_STR(ketw_context_format(0, buf, 4), "");
+	CHECK_EQ(buf[1], 'x');
+	CHECK_EQ(KETW_RECORD_CTX(0xffff), KETW_CTX_NMI);
+	CHECK_EQ(KETW_RECORD_PREEMPT_DEPTH(0xffff), 15);
+	CHECK_STR(ketw_context_name(KETW_CTX_TASK), "task");
+	CHECK_STR(ketw_context_name(KETW_CTX_SOFTIRQ), "softirq");
+	CHECK_STR(ketw_context_name(KETW_CTX_HARDIRQ), "hardirq");
+	CHECK_STR(ketw_context_name(KETW_CTX_NMI), "nmi");
+	CHECK(ketw_context_name(4) == NULL);
 }
 
 TEST(record_format_line)
@@ -108,17 +149,30 @@ TEST(record_format_line)
 	ketw_record_iter_init(&it, BUF, 128);
 	ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
 	n = ketw_record_format(&r, line, sizeof(line));
-	CHECK_STR(line, "cpu=1 ts=12.000345678 pid=123 tid=124 seq=5 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=24");
+	CHECK_STR(line, "cpu=1 ctx=.... ts=12.000345678 pid=123 tid=124 seq=5 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=24");
 	CHECK_EQ(n, strlen(line));
 	CHECK_EQ(ketw_sys_payload_format(&r, line, sizeof(line)), 0);
+	/* Not valid (an older file's record): no column, whatever the bits. */
+	r.context = false;
+	((struct ketw_event_header *)BUF)->flags = KETW_RECORD_IRQS_OFF;
+	ketw_record_format(&r, line, sizeof(line));
+	CHECK_STR(line, "cpu=1 ts=12.000345678 pid=123 tid=124 seq=5 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=24");
+	r.context = true;
+	/* Softirq, interrupts on, depth 2: in the column, not in flags=. */
+	((struct ketw_event_header *)BUF)->flags =
+		KETW_CTX_SOFTIRQ << KETW_RECORD_CTX_SHIFT |
+		2 << KETW_RECORD_PREEMPT_SHIFT;
+	ketw_record_format(&r, line, sizeof(line));
+	CHECK_STR(line, "cpu=1 ctx=..s2 ts=12.000345678 pid=123 tid=124 seq=5 guid=6b657477-7361-6d70-6c65-000000000001 type=10 level=INFO ver=2 id=1 kw=0x1 len=24");
 
 	/* Named type, unknown level, flags, timestamp below a second. */
 	((struct ketw_event_header *)BUF)->type = KETW_TYPE_END;
 	((struct ketw_event_header *)BUF)->level = 9;
 	((struct ketw_event_header *)BUF)->timestamp = 7;
-	((struct ketw_event_header *)BUF)->flags = KETW_RECORD_TRUNCATED;
+	((struct ketw_event_header *)BUF)->flags = KETW_RECORD_TRUNCATED |
+		KETW_CTX_NMI << KETW_RECORD_CTX_SHIFT | KETW_RECORD_IRQS_OFF;
 	ketw_record_format(&r, line, sizeof(line));
-	CHECK_CONTAINS(line, " ts=0.000000007 ");
+	CHECK_CONTAINS(line, "cpu=1 ctx=d.z. ts=0.000000007 ");
 	CHECK_CONTAINS(line, " type=END level=9 ");
 	CHECK_CONTAINS(line, " len=24 flags=TRUNCATED");
 

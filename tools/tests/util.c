@@ -215,3 +215,14 @@ static int test_run(const char *const *env, const char *const *argv,
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
 }
+
+const char *test_golden_path(const char *name)
+{
+	static char path[512];
+	const char *slash = strrchr(__FILE__, '/');
+	int dir = slash ? (int)(slash - __FILE__) : 1;
+
+	snprintf(path, sizeof(path), "%.*s/golden/%s", dir,
+		 slash ? __FILE__ : ".", name);
+	return path;
+}

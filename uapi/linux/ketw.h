@@ -34,7 +34,8 @@
  * @type:          event type (ETW Class.Type): KETW_TYPE_*.
  * @level:         event level (ETW Class.Level): KETW_LEVEL_*.
  * @version:       version of the event's payload layout (ETW Class.Version).
- * @flags:         KETW_RECORD_* flags.
+ * @flags:         KETW_RECORD_* flags, and the execution context the
+ *                 event was logged from (see "Record flags" below).
  * @event_id:      the provider's id of the event (descriptor id), or a
  *                 KETW_SYS_* id when KETW_RECORD_SYSTEM is set.
  * @cpu:           the CPU whose buffer holds the record, i.e. the CPU that
@@ -213,6 +214,51 @@ struct ketw_ext_activity {
 	 KETW_EXT_ITEM_SPAN(8) +				\
 	 KETW_EXT_ITEM_SPAN(sizeof(struct ketw_ext_pid_ns)) +	\
 	 KETW_EXT_ITEM_SPAN(sizeof(struct ketw_ext_activity)))
+
+/*
+ * The execution context of the call that logged the record, as ftrace's
+ * latency fields: set in every record but padding, system events and
+ * rundown records included (theirs is where the kernel logged them).
+ *
+ * KETW_RECORD_CTX_MASK (bits 4-5): the innermost context, KETW_CTX_*:
+ * TASK; SOFTIRQ while serving a softirq (in_serving_softirq(): a task
+ * with bottom halves only disabled is TASK); HARDIRQ; NMI.
+ * KETW_RECORD_IRQS_OFF: local interrupts were disabled at the call site.
+ * KETW_RECORD_NEED_RESCHED: the task had TIF_NEED_RESCHED set (ftrace's
+ * 'N').
+ * KETW_RECORD_PREEMPT_MASK (bits 12-15): the caller's preemption depth
+ * (preempt_count() & PREEMPT_MASK, without what ketw's write path adds),
+ * 15 for 15 and more.
+ *
+ * Bit 8 is reserved for extended data items (KETW_RECORD_EXT); bits 9-11
+ * are 0. Files say whether these bits are valid (an older writer left
+ * them 0): Documentation/ketw-file-format.rst, KETW_FILE_F_RECORD_CTX.
+ */
+#define KETW_RECORD_CTX_SHIFT	4
+#define KETW_RECORD_CTX_MASK	(3U << KETW_RECORD_CTX_SHIFT)
+#define KETW_RECORD_IRQS_OFF	_BITUL(6)
+#define KETW_RECORD_NEED_RESCHED _BITUL(7)
+/* _BITUL(8): reserved for KETW_RECORD_EXT (extended data items follow). */
+#define KETW_RECORD_PREEMPT_SHIFT 12
+#define KETW_RECORD_PREEMPT_MASK (15U << KETW_RECORD_PREEMPT_SHIFT)
+#define KETW_RECORD_PREEMPT_MAX	15
+
+/* Every context bit of @flags, as a mask. */
+#define KETW_RECORD_CONTEXT_BITS \
+	(KETW_RECORD_CTX_MASK | KETW_RECORD_IRQS_OFF | \
+	 KETW_RECORD_NEED_RESCHED | KETW_RECORD_PREEMPT_MASK)
+
+/* Decoding: the KETW_CTX_* and the preemption depth of a record's flags. */
+#define KETW_RECORD_CTX(flags) \
+	(((flags) & KETW_RECORD_CTX_MASK) >> KETW_RECORD_CTX_SHIFT)
+#define KETW_RECORD_PREEMPT_DEPTH(flags) \
+	(((flags) & KETW_RECORD_PREEMPT_MASK) >> KETW_RECORD_PREEMPT_SHIFT)
+
+/* Execution contexts (KETW_RECORD_CTX()). */
+#define KETW_CTX_TASK		0
+#define KETW_CTX_SOFTIRQ	1  /* serving a softirq */
+#define KETW_CTX_HARDIRQ	2
+#define KETW_CTX_NMI		3
 
 /* Event types (ETW EVENT_TRACE_TYPE_*); providers define their own from 10. */
 #define KETW_TYPE_INFO		0
@@ -1246,6 +1292,13 @@ struct ketw_meta_page {
 	FN(KETW_EXT_PROG_ADDR,		"progaddr")	\
 	FN(KETW_EXT_PID_NS,		"pidns")	\
 	FN(KETW_EXT_ACTIVITY,		"activity")
+
+/* Execution contexts (KETW_RECORD_CTX()), as report and ketwfs name them. */
+#define KETW_CTX_WORDS(FN)				\
+	FN(KETW_CTX_TASK,		"task")		\
+	FN(KETW_CTX_SOFTIRQ,		"softirq")	\
+	FN(KETW_CTX_HARDIRQ,		"hardirq")	\
+	FN(KETW_CTX_NMI,		"nmi")
 
 #define KETW_IOC_MAGIC	0xE7
 
