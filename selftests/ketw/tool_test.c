@@ -273,6 +273,29 @@ static long long file_size(const char *path)
 	return stat(path, &st) ? -1 : (long long)st.st_size;
 }
 
+/* Wait up to 10 s for record's "running" line; 1 if it came. */
+static int record_running(void)
+{
+	char buf[4096];
+	int i, fd;
+	ssize_t n;
+
+	for (i = 0; i < 10000; i++) {
+		fd = open("/tmp/rec.log", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n > 0) {
+				buf[n] = '\0';
+				if (strstr(buf, "session " SESSION ": running"))
+					return 1;
+			}
+		}
+		usleep(1000);
+	}
+	return 0;
+}
+
 static void *stress_run(void *arg)
 {
 	write_str("/sys/module/ketw_stress/parameters/run_ms", arg);
@@ -302,9 +325,12 @@ TEST_F_TIMEOUT(tool, record_memory_is_flat, 120)
 	ASSERT_EQ(0, write_str("/sys/module/ketw_stress/parameters/period_us",
 			       "50"));
 	unlink(REC_FILE);
-	ASSERT_EQ(0, pthread_create(&t, NULL, stress_run, "26000"));
+	unlink("/tmp/rec.log");
+	ASSERT_EQ(0, pthread_create(&t, NULL, stress_run, "30000"));
 	pid = record_spawn(args, 0);
 	ASSERT_LT(0, pid);
+	/* From when it records (a slow guest takes a while to start it). */
+	EXPECT_EQ(1, record_running());
 	sleep(2);
 	ASSERT_EQ(0, vm_of(pid, &rss1, &hwm1));
 	size1 = file_size(REC_FILE);
@@ -370,29 +396,6 @@ TEST_F_TIMEOUT(tool, record_killed_leaves_file_and_no_session, 60)
 	st = record_wait(pid, 10000);
 	ASSERT_TRUE(st >= 0 && WIFSIGNALED(st));
 	EXPECT_EQ(0, cpu_stats_of(SESSION));	/* the fixture removes it */
-}
-
-/* Wait up to 10 s for record's "running" line; 1 if it came. */
-static int record_running(void)
-{
-	char buf[4096];
-	int i, fd;
-	ssize_t n;
-
-	for (i = 0; i < 10000; i++) {
-		fd = open("/tmp/rec.log", O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n > 0) {
-				buf[n] = '\0';
-				if (strstr(buf, "session " SESSION ": running"))
-					return 1;
-			}
-		}
-		usleep(1000);
-	}
-	return 0;
 }
 
 /*
