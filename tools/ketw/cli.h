@@ -201,7 +201,8 @@ int cli_trace_finish(struct cli_trace *t, const struct ketw_cpu_stats *st,
 		     const bool *valid, unsigned int nr);
 /*
  * On an error path: close a file not finished (nothing if it was);
- * @keep: flush and keep it as it is (cut short), else remove it.
+ * @keep: flush and keep it as it is (cut short, which is said), else
+ * remove it.
  */
 void cli_trace_abort(struct cli_trace *t, bool keep);
 

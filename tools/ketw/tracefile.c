@@ -72,8 +72,9 @@ void cli_trace_abort(struct cli_trace *t, bool keep)
 {
 	if (!t->out)
 		return;
-	if (keep)
-		ketw_output_flush(t->out);
+	if (keep && !ketw_output_flush(t->out))
+		cli_error("%s is cut short: 'ketw report' reads what it holds",
+			  t->path);
 	ketw_output_abort(t->out, keep ? NULL : t->path);
 	t->out = NULL;
 }
