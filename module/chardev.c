@@ -6,12 +6,13 @@
  * Opening /dev/ketw needs CAP_SYS_ADMIN (and the node is 0600): a session
  * reads events from the whole kernel. A file is attached to at most one
  * session (by CREATE or ATTACH); read(), poll() and mmap() drain that
- * session. A file may also hold one user provider registration
- * (USER_REGISTER), which goes away with it. /dev/ketw_user (0666) takes
- * only USER_REGISTER, USER_WRITE and USER_CONFLICT, and opening it needs
- * CAP_SYS_ADMIN or the group user_gid. CAP_SYS_ADMIN is the initial user
- * namespace's (capable(), never ns_capable()): root in a container's user
- * namespace controls no session.
+ * session. A file may own one session it created with KETW_SESSION_OWNED
+ * and hold one user provider registration (USER_REGISTER); both go away
+ * with it. /dev/ketw_user (0666) takes only USER_REGISTER, USER_WRITE and
+ * USER_CONFLICT, and opening it needs CAP_SYS_ADMIN or the group
+ * user_gid. CAP_SYS_ADMIN is the initial user namespace's (capable(),
+ * never ns_capable()): root in a container's user namespace controls no
+ * session.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -72,12 +73,14 @@ MODULE_PARM_DESC(user_gid, "group that may open /dev/ketw_user and log user even
  * An open /dev/ketw or /dev/ketw_user. The rules for @session are in
  * Documentation/ketw-lifetimes.rst: it changes under @attach_lock and is
  * published under @session_lock, under which read(), poll() and mmap()
- * take their own reference.
+ * take their own reference. @owned, the session this file created with
+ * KETW_SESSION_OWNED, changes under @attach_lock; release() destroys it.
  */
 struct ketw_file {
 	struct mutex attach_lock;	/* one change of @session at a time */
 	spinlock_t session_lock;	/* publishes @session */
 	struct ketw_session *session;	/* attached (a reference), or NULL */
+	struct ketw_session *owned;	/* created here, OWNED (a reference) */
 	wait_queue_head_t wait;		/* read() and poll() sleep here */
 	wait_queue_entry_t ring_wait;	/* on @session's ring: wakes @wait */
 	unsigned int cursor;		/* the CPU read() starts from */
@@ -179,13 +182,24 @@ static int ketw_file_set(struct ketw_file *kf, struct ketw_session *s)
 	return 0;
 }
 
+/*
+ * Release runs at the last close of the file (dup() and fork() copies
+ * included): the session it owns goes, whoever else is attached to it.
+ */
 static int ketw_release(struct inode *inode, struct file *file)
 {
 	struct ketw_file *kf = file->private_data;
+	struct ketw_session *owned;
 
 	mutex_lock(&kf->attach_lock);
 	ketw_file_set(kf, NULL);
+	owned = kf->owned;
+	kf->owned = NULL;
+	if (owned)
+		ketw_session_destroy_owned(owned);
 	mutex_unlock(&kf->attach_lock);
+	if (owned)
+		ketw_session_put(owned);
 	if (kf->user_reg)
 		ketw_user_provider_unregister(kf->user_reg);
 	kfree(kf);
@@ -277,15 +291,30 @@ struct ketw_ioctl_desc {
 static long ketw_ioctl_create(struct ketw_file *kf, struct ketw_session *unused,
 			      unsigned int cmd, union ketw_ioctl_arg *a)
 {
-	struct ketw_session *s;
+	bool owned = a->attr.flags & KETW_SESSION_OWNED;
+	struct ketw_session *s, *old = NULL;
 	int err;
 
-	err = ketw_session_create(&a->attr, &s);
-	if (err)
-		return err;
 	mutex_lock(&kf->attach_lock);
+	/* One owned session per file; a destroyed one makes room. */
+	if (owned && kf->owned && !ketw_session_destroyed(kf->owned)) {
+		mutex_unlock(&kf->attach_lock);
+		return -EBUSY;
+	}
+	err = ketw_session_create(&a->attr, &s);
+	if (err) {
+		mutex_unlock(&kf->attach_lock);
+		return err;
+	}
+	if (owned) {
+		old = kf->owned;
+		kref_get(&s->kref);
+		kf->owned = s;
+	}
 	err = ketw_file_set(kf, s);
 	mutex_unlock(&kf->attach_lock);
+	if (old)
+		ketw_session_put(old);
 	/*
 	 * -ENOENT: destroyed by another file already. On a later EFAULT the
 	 * session exists all the same: the caller may GET it.
@@ -519,6 +548,10 @@ static long ketw_ioctl_destroy(struct ketw_file *kf, struct ketw_session *s,
 	err = ketw_session_destroy(s, kf->session);
 	if (!err && kf->session == s)
 		ketw_file_set(kf, NULL);
+	if (!err && kf->owned == s) {
+		kf->owned = NULL;	/* its memory need not wait */
+		ketw_session_put(s);	/* the owner's; the request's is put after */
+	}
 	mutex_unlock(&kf->attach_lock);
 	return err;
 }

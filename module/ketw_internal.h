@@ -96,12 +96,15 @@ struct ketw_session_trig {
 /**
  * struct ketw_session - a trace stream (ETW session, POSIX trace stream)
  * @node:       ketw_sessions, under ketw_mutex.
- * @kref:       the list's reference and one per attached file.
+ * @kref:       the list's reference, one per attached file, one for the
+ *              file that owns it (KETW_SESSION_OWNED), and others (see
+ *              Documentation/ketw-lifetimes.rst).
  * @attr:       attributes, normalised (no zero defaults left).
  * @ring:       the per-CPU buffers.
  * @state:      KETW_STATE_*; changed under ketw_mutex.
  * @attached:   files attached to the session, under ketw_mutex.
- * @destroyed:  removed from the list; only attached files still hold it.
+ * @destroyed:  removed from the list; only attached files, mappings and
+ *              the owner file (KETW_SESSION_OWNED) still hold it.
  * @read_mutex: one reader at a time.
  * @max_span:   the largest record the session stores, in bytes.
  * @auto_stop:  UNTIL_FULL: stops the session from process context;
@@ -246,6 +249,8 @@ void ketw_session_put(struct ketw_session *s);
 int ketw_session_start(struct ketw_session *s);
 int ketw_session_stop(struct ketw_session *s);
 int ketw_session_destroy(struct ketw_session *s, struct ketw_session *mine);
+void ketw_session_destroy_owned(struct ketw_session *s);
+bool ketw_session_destroyed(struct ketw_session *s);
 void ketw_session_fill_attr(struct ketw_session *s,
 			    struct ketw_session_attr *attr);
 int ketw_session_set_attr(struct ketw_session *s,

@@ -313,6 +313,9 @@ int ketw_session_set_attr(struct ketw_session *s,
 	cur = s->attr;
 	mutex_unlock(&ketw_mutex);
 	memcpy(attr->name, cur.name, sizeof(attr->name));
+	/* Ownership is the creating file's business: it stays as it is. */
+	attr->flags = (attr->flags & ~KETW_SESSION_OWNED) |
+		      (cur.flags & KETW_SESSION_OWNED);
 	err = ketw_attr_normalise(attr);
 	if (err)
 		return err;
@@ -826,6 +829,41 @@ int ketw_session_destroy(struct ketw_session *s, struct ketw_session *mine)
 		__ketw_session_destroy(s);
 	mutex_unlock(&ketw_mutex);
 	return err;
+}
+
+/**
+ * ketw_session_destroyed() - has @s been removed from the list?
+ * @s: the session; the caller holds a reference.
+ *
+ * Return: true once DESTROY, rmdir or its owner's release removed it.
+ */
+bool ketw_session_destroyed(struct ketw_session *s)
+{
+	bool ret;
+
+	mutex_lock(&ketw_mutex);
+	ret = s->destroyed;
+	mutex_unlock(&ketw_mutex);
+	return ret;
+}
+
+/**
+ * ketw_session_destroy_owned() - destroy a session its owner lets go of
+ * @s: the session (the caller, the owner file's release, holds a
+ *     reference).
+ *
+ * As ketw_session_destroy(), but whoever else is attached: their files
+ * keep their reference to a stopped session that is no longer listed,
+ * and their read() drains what is left, then returns 0
+ * (Documentation/ketw-lifetimes.rst, "An owned session"). Nothing to do
+ * if it is destroyed already.
+ */
+void ketw_session_destroy_owned(struct ketw_session *s)
+{
+	mutex_lock(&ketw_mutex);
+	if (!s->destroyed)
+		__ketw_session_destroy(s);
+	mutex_unlock(&ketw_mutex);
 }
 
 /* Module exit: nothing can hold a session then, but be thorough. */

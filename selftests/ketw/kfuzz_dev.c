@@ -819,8 +819,13 @@ static void op_session(struct kfuzz_thread *t)
 		static const uint32_t kbs[] = { 0, 4, 8, 16, 64, 256 };
 
 		fd_lock(idx, 1);
+		/*
+		 * OWNED: the session goes when this slot's file is closed
+		 * (by op_fd's churn), whoever is attached or reading.
+		 */
 		create_session(t, fd, name, kfuzz_below(r, 4), KFUZZ_PICK(r, kbs),
-			       kfuzz_pct(r, 70) ? KETW_SESSION_NO_RUNDOWN : 0);
+			       (kfuzz_pct(r, 70) ? KETW_SESSION_NO_RUNDOWN : 0) |
+			       (kfuzz_pct(r, 30) ? KETW_SESSION_OWNED : 0));
 		fd_unlock(idx);
 		break;
 	}
@@ -2420,6 +2425,7 @@ TEST(limits)
 		C(max_data_size, KETW_MAX_DATA_SIZE, 1),
 		C(max_data_size, KETW_MAX_DATA_SIZE + 1, 0),
 		C(max_data_size, 0xffffffff, 0), C(flags, KETW_SESSION_FLAGS + 1, 0),
+		C(flags, KETW_SESSION_OWNED, 1),
 		C(ext_items, 1, 0), C(ext_items, KETW_EXT_ALL, 1), C(state, 7, 1), C(nr_cpus, 0xffffffff, 1),
 #undef C
 	};

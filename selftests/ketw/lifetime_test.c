@@ -12,6 +12,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include "kselftest_harness.h"
 
 #define S_R	"life_r"
@@ -460,6 +462,250 @@ TEST(close_while_another_thread_reads)
 		ASSERT_EQ(0, ketw_ref(ctl, KETW_IOC_DESTROY, S_R));
 	}
 	close(ctl);
+}
+
+/* ---- KETW_SESSION_OWNED: the session goes with the file that made it ---- */
+
+/* 1 if session @name exists, 0 if not, -errno on another error. */
+static int session_exists(const char *name)
+{
+	struct ketw_session_attr a;
+	int fd = ketw_open(), ret = 1;
+
+	if (fd < 0)
+		return -errno;
+	ketw_attr_init(&a, name);
+	if (ioctl(fd, KETW_IOC_GET_ATTR, &a))
+		ret = errno == ENOENT ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* A new file owning a new running session @name; -1 on failure. */
+static int make_owned(const char *name, uint32_t policy)
+{
+	struct ketw_session_attr a;
+	int fd = ketw_open();
+
+	if (fd < 0)
+		return -1;
+	ketw_attr_init(&a, name);
+	a.flags |= KETW_SESSION_OWNED;
+	a.buffer_kb = 8;
+	a.policy = policy;
+	if (session_start(fd, &a)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+TEST(owned_session_goes_with_its_file)
+{
+	struct ketw_session_attr a;
+	int fd, fd2, ctl;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
+
+	ketw_cleanup(S_R);
+	ketw_cleanup(S_O);
+	fd = make_owned(S_R, KETW_POLICY_LOOP);
+	ASSERT_LE(0, fd);
+	ketw_attr_init(&a, S_R);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_GET_ATTR, &a));
+	EXPECT_EQ(KETW_SESSION_OWNED, a.flags & KETW_SESSION_OWNED);
+	/* One owned session per file. */
+	ketw_attr_init(&a, S_O);
+	a.flags |= KETW_SESSION_OWNED;
+	EXPECT_EQ(-1, ioctl(fd, KETW_IOC_CREATE, &a));
+	EXPECT_EQ(EBUSY, errno);
+	EXPECT_EQ(0, session_exists(S_O));
+	/* The owner is attached: another file may not destroy it. */
+	ctl = ketw_open();
+	ASSERT_LE(0, ctl);
+	EXPECT_EQ(-1, ketw_ref(ctl, KETW_IOC_DESTROY, S_R));
+	EXPECT_EQ(EBUSY, errno);
+	/* Last close: stopped and gone, the name free at once. */
+	close(fd);
+	EXPECT_EQ(0, session_exists(S_R));
+	fd = make_owned(S_R, KETW_POLICY_FLUSH);
+	ASSERT_LE(0, fd);
+	/* Destroyed by its owner first: the file may own another. */
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, S_R));
+	ketw_attr_init(&a, S_O);
+	a.flags |= KETW_SESSION_OWNED;
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_CREATE, &a));
+	/* Re-attached elsewhere, the file still owns it. */
+	ASSERT_EQ(0, make_session(S_R, KETW_POLICY_LOOP, 0));
+	ASSERT_EQ(0, ketw_ref(fd, KETW_IOC_ATTACH, S_R));
+	fd2 = dup(fd);
+	ASSERT_LE(0, fd2);
+	close(fd);
+	EXPECT_EQ(1, session_exists(S_O));	/* the dup keeps the file */
+	close(fd2);
+	EXPECT_EQ(0, session_exists(S_O));
+	/* Not owned: left as it was. */
+	EXPECT_EQ(1, session_exists(S_R));
+	EXPECT_EQ(0, ketw_ref(ctl, KETW_IOC_DESTROY, S_R));
+	/* Without the flag a session outlives its creator, as before. */
+	ASSERT_EQ(0, make_session(S_R, KETW_POLICY_LOOP, 1));
+	EXPECT_EQ(1, session_exists(S_R));
+	EXPECT_EQ(0, ketw_ref(ctl, KETW_IOC_DESTROY, S_R));
+	close(ctl);
+}
+
+/* A forked child shares the file: the session goes when both have closed. */
+TEST(owned_session_shared_by_fork)
+{
+	int fd, st, pipefd[2];
+	pid_t pid;
+	char c;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
+
+	ketw_cleanup(S_R);
+	fd = make_owned(S_R, KETW_POLICY_LOOP);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pipefd[1]);
+		/* Hold the file until the parent says, then exit. */
+		if (read(pipefd[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pipefd[0]);
+	close(fd);
+	EXPECT_EQ(1, session_exists(S_R));
+	ASSERT_EQ(1, write(pipefd[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, session_exists(S_R));
+	close(pipefd[1]);
+}
+
+/*
+ * The owner closes while another file is attached, reading (busy or
+ * asleep) and mapping a meta page: the reader drains what is left and
+ * gets end of file, the mapping stays valid until munmap, the session is
+ * gone, and nothing oopses. In a loop, with the close at varying times.
+ */
+TEST(owned_session_goes_under_attached_reader)
+{
+	struct ketw_meta_page *meta;
+	struct emitter e = { 0 };
+	pthread_t t, te;
+	struct reader r;
+	int i, owner;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV | KETW_NEED_SAMPLE);
+
+	ASSERT_EQ(0, pthread_create(&te, NULL, emit_fn, &e));
+	for (i = 0; i < 60; i++) {
+		ketw_cleanup(S_R);
+		owner = make_owned(S_R, i % 3 == 0 ? KETW_POLICY_LOOP :
+				   i % 3 == 1 ? KETW_POLICY_FLUSH :
+						KETW_POLICY_UNTIL_FULL);
+		ASSERT_LE(0, owner);
+		if (i & 1)	/* else nothing enabled: the reader sleeps */
+			ASSERT_EQ(0, ketw_enable(owner, S_R, KETW_SAMPLE_NAME,
+						 NULL, 0, 0, 0, NULL, 0, 0));
+		memset(&r, 0, sizeof(r));
+		r.fd = ketw_open();
+		ASSERT_LE(0, r.fd);
+		ASSERT_EQ(0, ketw_ref(r.fd, KETW_IOC_ATTACH, S_R));
+		meta = MAP_FAILED;
+		if (i % 4 == 1)
+			meta = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, r.fd, KETW_MMAP_CPU(0));
+		ASSERT_EQ(0, pthread_create(&t, NULL, busy_reader_fn, &r));
+		usleep(1000 + (i % 7) * 9000);
+		close(owner);
+		ASSERT_EQ(1, reader_wait(&r, 5000))
+			TH_LOG("round %d: the reader did not return", i);
+		pthread_join(t, NULL);
+		EXPECT_EQ(0, r.ret)
+			TH_LOG("round %d: %zd %s", i, r.ret, strerror(r.err));
+		EXPECT_EQ(0, session_exists(S_R)) TH_LOG("round %d", i);
+		/* Still attached to the destroyed session: end of file. */
+		EXPECT_EQ(0, read(r.fd, r.buf, sizeof(r.buf)));
+		if (meta != MAP_FAILED) {
+			EXPECT_EQ(KETW_META_VERSION, meta->version);
+			EXPECT_EQ(0, munmap(meta, 4096));
+		}
+		close(r.fd);
+	}
+	__atomic_store_n(&e.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(te, NULL);
+}
+
+struct owner_racer {
+	int stop;
+	int errors;
+};
+
+/* ATTACH by name, read a little, DESTROY: against the owner's close. */
+static void *owner_race_fn(void *arg)
+{
+	struct owner_racer *o = arg;
+	unsigned char buf[4096];
+	int fd = ketw_open();
+
+	if (fd < 0) {
+		o->errors++;
+		return NULL;
+	}
+	while (!__atomic_load_n(&o->stop, __ATOMIC_ACQUIRE)) {
+		if (ketw_ref(fd, KETW_IOC_ATTACH, S_R) == 0) {
+			fcntl(fd, F_SETFL, O_NONBLOCK);
+			if (read(fd, buf, sizeof(buf)) < 0 && errno != EAGAIN &&
+			    errno != EINVAL)
+				o->errors++;
+			if (ketw_ref(fd, KETW_IOC_DESTROY, S_R) &&
+			    errno != EBUSY && errno != ENOENT)
+				o->errors++;
+		} else if (errno != ENOENT) {
+			o->errors++;
+		}
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Owners come and go while another thread attaches to and destroys them. */
+TEST(owned_session_close_races_attach_and_destroy)
+{
+	struct owner_racer o = { 0 };
+	pthread_t t;
+	int i, fd;
+
+	KETW_REQUIRE(KETW_NEED_ROOT | KETW_NEED_DEV);
+
+	ketw_cleanup(S_R);
+	ASSERT_EQ(0, pthread_create(&t, NULL, owner_race_fn, &o));
+	for (i = 0; i < 300; i++) {
+		fd = make_owned(S_R, KETW_POLICY_LOOP);
+		/*
+		 * ENOENT: the racer attached and destroyed it between its
+		 * creation and the owner's attachment (CREATE says so).
+		 */
+		if (fd < 0) {
+			EXPECT_TRUE(errno == ENOENT) TH_LOG("%s", strerror(errno));
+			usleep(1000);
+			continue;
+		}
+		if (i & 1)
+			usleep(i % 5 * 500);
+		close(fd);
+	}
+	__atomic_store_n(&o.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, o.errors);
+	EXPECT_EQ(0, session_exists(S_R));
 }
 
 /* A signal ends a sleeping read() at once: every wait is interruptible. */

@@ -2,9 +2,13 @@
 /*
  * The ketw tool against the real module: record while the sample provider
  * logs, then report with a format template; the decoded text must be
- * exactly what the sample logged.
+ * exactly what the sample logged. ketw record writes as it goes, in flat
+ * memory, leaves a readable file and no session when it is killed, and
+ * stops cleanly on SIGINT, SIGTERM and SIGHUP whenever they come.
  */
 #include "ketw_test.h"
+#include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 
@@ -260,6 +264,292 @@ TEST_F_TIMEOUT(tool, log_as_user_provider, 60)
 	EXPECT_EQ(2, run(TOOL " log 2>&1", &self->out));
 	free(self->out);
 	EXPECT_EQ(2, run(TOOL " log -e 'a b' x y 2>&1", &self->out));
+}
+
+/* ---- ketw record as a process: memory, signals, SIGKILL ---------------- */
+
+#define REC_FILE	"/tmp/rec.ketw"
+
+/*
+ * Start "ketw record -s SESSION -o REC_FILE" and @extra (NULL-ended) with
+ * stdout and stderr to /tmp/rec.log; @block: with SIGINT, SIGTERM and
+ * SIGHUP blocked across the exec (pending ones come when ketw unblocks
+ * them). Returns the pid, or -1.
+ */
+static pid_t record_spawn(const char *const *extra, int block)
+{
+	const char *argv[32] = { TOOL, "record", "-s", SESSION, "-o",
+				 REC_FILE };
+	unsigned int n = 6;
+	sigset_t set, old;
+	pid_t pid;
+	int fd;
+
+	while (*extra && n < 31)
+		argv[n++] = *extra++;
+	argv[n] = NULL;
+	/* Blocked before the fork: a signal sent at once finds them so. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (block)
+		sigprocmask(SIG_BLOCK, &set, &old);
+	pid = fork();
+	if (pid) {
+		if (block)
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		return pid;
+	}
+	fd = open("/tmp/rec.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		  0644);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	execv(TOOL, (char **)argv);
+	_exit(127);
+}
+
+/* waitpid() for at most @ms; the status, or -1 (then it is killed). */
+static int record_wait(pid_t pid, int ms)
+{
+	int st;
+
+	for (; ms > 0; ms -= 10) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* VmRSS and VmHWM of @pid in KiB; 0 or -1. */
+static int vm_of(pid_t pid, long *rss, long *hwm)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	*rss = *hwm = -1;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "VmRSS: %ld", rss);
+		sscanf(line, "VmHWM: %ld", hwm);
+	}
+	fclose(f);
+	return *rss < 0 || *hwm < 0 ? -1 : 0;
+}
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/* Wait up to 10 s for record's "running" line; 1 if it came. */
+static int record_running(void)
+{
+	char buf[4096];
+	int i, fd;
+	ssize_t n;
+
+	for (i = 0; i < 10000; i++) {
+		fd = open("/tmp/rec.log", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (n > 0) {
+				buf[n] = '\0';
+				if (strstr(buf, "session " SESSION ": running"))
+					return 1;
+			}
+		}
+		usleep(1000);
+	}
+	return 0;
+}
+
+static void *stress_run(void *arg)
+{
+	write_str("/sys/module/ketw_stress/parameters/run_ms", arg);
+	return NULL;
+}
+
+/*
+ * ketw_stress logging every 50 us from every context on both CPUs: the
+ * recorder's memory at 2 s and at 20 s of recording is the same, give or
+ * take its buffers' pages first touched late (a fixed slack), while the
+ * file on disk grows all along. Before, record kept everything in memory
+ * (~2 MB/s) and wrote nothing until it stopped.
+ */
+#define FLAT_SLACK_KB	1536
+
+TEST_F_TIMEOUT(tool, record_memory_is_flat, 120)
+{
+	static const char *const args[] = { "-p", "ketw-stress", "-b", "256",
+					     NULL };
+	long rss1, hwm1, rss2, hwm2;
+	long long size1, size2;
+	pthread_t t;
+	pid_t pid;
+	int st;
+
+	KETW_REQUIRE(KETW_NEED_STRESS);
+	ASSERT_EQ(0, write_str("/sys/module/ketw_stress/parameters/period_us",
+			       "50"));
+	unlink(REC_FILE);
+	unlink("/tmp/rec.log");
+	ASSERT_EQ(0, pthread_create(&t, NULL, stress_run, "30000"));
+	pid = record_spawn(args, 0);
+	ASSERT_LT(0, pid);
+	/* From when it records (a slow guest takes a while to start it). */
+	EXPECT_EQ(1, record_running());
+	sleep(2);
+	ASSERT_EQ(0, vm_of(pid, &rss1, &hwm1));
+	size1 = file_size(REC_FILE);
+	sleep(18);
+	ASSERT_EQ(0, vm_of(pid, &rss2, &hwm2));
+	size2 = file_size(REC_FILE);
+	kill(pid, SIGINT);
+	st = record_wait(pid, 30000);
+	pthread_join(t, NULL);
+	write_str("/sys/module/ketw_stress/parameters/period_us", "1000");
+	TH_LOG("record at 2 s: VmRSS %ld KiB, VmHWM %ld KiB, file %lld bytes; at 20 s: VmRSS %ld KiB, VmHWM %ld KiB, file %lld bytes",
+	       rss1, hwm1, size1, rss2, hwm2, size2);
+	ASSERT_TRUE(st >= 0 && WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st));
+	EXPECT_LE(hwm2, hwm1 + FLAT_SLACK_KB);
+	EXPECT_LE(rss2, rss1 + FLAT_SLACK_KB);
+	/* Written as it went: on disk at 2 s already, much more at 20 s. */
+	EXPECT_LT(0, size1);
+	EXPECT_LT(size1 * 4, size2);
+	EXPECT_EQ(0, run(TOOL " report -H " REC_FILE " 2>&1", &self->out))
+		TH_LOG("%s", self->out);
+}
+
+/*
+ * SIGKILL: the kernel removes the session with the recorder's file (it
+ * was created KETW_SESSION_OWNED), and the file holds every record of
+ * the passes before the kill; report says it is truncated (exit 3).
+ * --detach: the session outlives the recorder, as it asked.
+ */
+TEST_F_TIMEOUT(tool, record_killed_leaves_file_and_no_session, 60)
+{
+	static const char *const args[] = { "-p", "ketw-sample", NULL };
+	static const char *const detached[] = { "-p", "ketw-sample",
+						"--detach", NULL };
+	int st, i;
+	pid_t pid;
+
+	for (i = 0; i < 3; i++) {
+		unlink(REC_FILE);
+		pid = record_spawn(args, 0);
+		ASSERT_LT(0, pid);
+		usleep(800000);
+		ASSERT_EQ(0, sample_emit(5));
+		usleep(600000);	/* a pass or more: on disk */
+		kill(pid, SIGKILL);
+		st = record_wait(pid, 10000);
+		ASSERT_TRUE(st >= 0 && WIFSIGNALED(st));
+		EXPECT_EQ(-ENOENT, cpu_stats_of(SESSION))
+			TH_LOG("round %d: session left behind", i);
+		free(self->out);
+		self->out = NULL;
+		EXPECT_EQ(3, run(TOOL " report -R " REC_FILE " 2>&1",
+				 &self->out)) TH_LOG("%s", self->out);
+		EXPECT_NE(NULL, strstr(self->out, "truncated at byte "))
+			TH_LOG("%s", self->out);
+		EXPECT_EQ(5, count(self->out, " event=tick "))
+			TH_LOG("%s", self->out);
+	}
+	pid = record_spawn(detached, 0);
+	ASSERT_LT(0, pid);
+	usleep(800000);
+	kill(pid, SIGKILL);
+	st = record_wait(pid, 10000);
+	ASSERT_TRUE(st >= 0 && WIFSIGNALED(st));
+	EXPECT_EQ(0, cpu_stats_of(SESSION));	/* the fixture removes it */
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP: pending before ketw runs (blocked across
+ * the exec), at once and within 60 ms of the spawn, and right after the
+ * session exists (its "running" line) up to well into the recording.
+ * Each ends it cleanly: exit 0, a complete file, no session. Only a
+ * signal that comes before ketw's main() (unblocked, early) may kill
+ * it; then it has made neither a session nor a file. Before, SIGHUP
+ * killed it (129) leaving the session running and no file, and SIGINT
+ * or SIGTERM between the session's creation and the handlers did too.
+ */
+TEST_F_TIMEOUT(tool, record_stops_cleanly_on_signals, 400)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	/* < 0: blocked at exec; 1000000 + N: N us after "running". */
+	static const int delays_us[] = { -1, 0, 1000, 5000, 20000, 60000,
+					 1000000, 1000100, 1001000, 1010000,
+					 1100000, 1300000 };
+	static const char *const args[] = { "-p", "ketw-sample", "-d", "60",
+					    NULL };
+	unsigned int i, j, clean = 0, early = 0;
+	int st, d, after, block;
+	pid_t pid;
+
+	for (i = 0; i < 3; i++) {
+		for (j = 0; j < sizeof(delays_us) / sizeof(delays_us[0]); j++) {
+			d = delays_us[j];
+			block = d < 0;
+			after = d >= 1000000;
+			unlink(REC_FILE);
+			unlink("/tmp/rec.log");
+			pid = record_spawn(args, block);
+			ASSERT_LT(0, pid);
+			if (after) {
+				EXPECT_EQ(1, record_running());
+				d -= 1000000;
+			}
+			if (d > 0)
+				usleep(d);
+			kill(pid, sigs[i]);
+			st = record_wait(pid, 20000);
+			ASSERT_LE(0, st) TH_LOG("signal %d, delay %d: hung",
+						sigs[i], delays_us[j]);
+			TH_LOG("signal %d, delay %d us%s: %s %d", sigs[i], d,
+			       block ? " (blocked at exec)" :
+			       after ? " after the session exists" : "",
+			       WIFSIGNALED(st) ? "killed by" : "exit",
+			       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			EXPECT_EQ(-ENOENT, cpu_stats_of(SESSION))
+				TH_LOG("signal %d, delay %d: session left",
+				       sigs[i], delays_us[j]);
+			if (WIFSIGNALED(st) && !block && !after) {
+				/* Before main(): nothing made. */
+				EXPECT_EQ(WTERMSIG(st), sigs[i]);
+				EXPECT_EQ(-1, file_size(REC_FILE))
+					TH_LOG("signal %d, delay %d: killed, a file left",
+					       sigs[i], delays_us[j]);
+				early++;
+				continue;
+			}
+			ASSERT_TRUE(WIFEXITED(st))
+				TH_LOG("signal %d, delay %d: killed",
+				       sigs[i], delays_us[j]);
+			EXPECT_EQ(0, WEXITSTATUS(st));
+			free(self->out);
+			self->out = NULL;
+			EXPECT_EQ(0, run(TOOL " report -H " REC_FILE " 2>&1",
+					 &self->out))
+				TH_LOG("signal %d, delay %d: %s", sigs[i],
+				       delays_us[j], self->out);
+			clean++;
+		}
+	}
+	TH_LOG("%u clean stops, %u killed before ketw's main()", clean, early);
 }
 
 /* Errors name the problem and use the documented exit codes. */

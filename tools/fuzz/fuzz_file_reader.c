@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the .ketw file reader (lib/input.c) over arbitrary
- * bytes, then everything report does with what it accepted: the header,
+ * bytes, strict and then (if that refuses them) KETW_INPUT_PARTIAL, then everything report does with what it accepted: the header,
  * the per-CPU counters, every record merged across CPUs, its line, its
  * system payload, its hex dump, and its template (a fixed set).
  */
@@ -73,8 +73,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 	}
-	if (ketw_input_open_mem(data, size, &in, err, sizeof(err)))
-		return 0;
+	/* Strict, then as report opens it: up to the last whole section. */
+	if (ketw_input_open_mem(data, size, &in, err, sizeof(err))) {
+		if (ketw_input_open_mem_flags(data, size, KETW_INPUT_PARTIAL,
+					      &in, err, sizeof(err)))
+			return 0;
+		if (!ketw_input_truncated(in) ||
+		    ketw_input_read_bytes(in) > size)
+			abort();
+	} else if (ketw_input_truncated(in)) {
+		abort();
+	}
+	sum += ketw_input_nr_sections(in) + ketw_input_nr_records(in);
 	h = ketw_input_header(in);
 	n = ketw_input_nr_cpus(in);
 	if (n != h->nr_cpus)

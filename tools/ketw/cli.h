@@ -22,6 +22,8 @@
 #define CLI_EXIT_OK		0
 #define CLI_EXIT_ERROR		1	/* runtime error */
 #define CLI_EXIT_USAGE		2	/* bad command line */
+#define CLI_EXIT_TRUNCATED	3	/* report: a file cut short, read up
+					 * to its last complete section */
 
 #define CLI_DEFAULT_SESSION	"ketw"
 #define CLI_DEFAULT_FILE	"trace.ketw"
@@ -177,24 +179,39 @@ void cli_print_cpu_stats(const struct ketw_cpu_stats *st, const bool *valid,
 
 /* ---- tracefile.c ---- */
 
-/* Records of one CPU, collected for a trace file. */
-struct cli_cpu_buf {
-	unsigned char *data;
-	size_t len;
-	size_t cap;
+/*
+ * A trace file being written (libketw's incremental writer): records go
+ * out in sections as they come, the memory it takes is flat
+ * (KETW_OUTPUT_CPU_BUFFER per CPU), and what was flushed stays readable
+ * whatever happens to the writer later.
+ */
+struct cli_trace {
+	struct ketw_output *out;	/* NULL once finished or aborted */
+	const char *path;
 };
 
-int cli_cpu_buf_append(struct cli_cpu_buf *b, const void *p, size_t n);
-void cli_cpu_bufs_free(struct cli_cpu_buf *b, unsigned int nr);
-
+/* Create @path with @attr's header. 0, or 1 after a message. */
+int cli_trace_create(struct cli_trace *t, const char *path,
+		     const struct ketw_session_attr *attr);
+/* One record (for its CPU); 0 or -errno (the caller reports). */
+int cli_trace_add(struct cli_trace *t, const struct ketw_record *rec);
 /*
- * Write a trace file: the session's attributes, one records section per
- * CPU that has records, the counters. Nothing is left behind on failure.
- * Returns 0, or CLI_EXIT_ERROR after a message.
+ * Every record added so far into the file. 0, or 1 after a message (the
+ * file is then closed as it is: cut short, but readable).
  */
-int cli_trace_write(const char *path, const struct ketw_session_attr *attr,
-		    const struct cli_cpu_buf *cpus,
-		    const struct ketw_cpu_stats *st, const bool *valid);
+int cli_trace_flush(struct cli_trace *t);
+/*
+ * The counters and the END section, and close. 0, or 1 after a message
+ * (the file is removed).
+ */
+int cli_trace_finish(struct cli_trace *t, const struct ketw_cpu_stats *st,
+		     const bool *valid, unsigned int nr);
+/*
+ * On an error path: close a file not finished (nothing if it was);
+ * @keep: flush and keep it as it is (cut short, which is said), else
+ * remove it.
+ */
+void cli_trace_abort(struct cli_trace *t, bool keep);
 
 /* format.c: "1.5 MiB", "512 B" */
 char *cli_size_format(uint64_t bytes, char *buf, size_t len);
@@ -400,7 +417,8 @@ int cli_snapshot_write(int fd, const char *name, const char *path);
 /* ---- cmd_extract.c: draining a session, shared with record ---- */
 
 struct cli_drain {
-	struct cli_cpu_buf *cpus;
+	struct cli_trace *trace;	/* where the records go */
+	int trace_err;		/* its error (-errno), which stopped the drain */
 	unsigned int nr_cpus;
 	bool use_read;		/* read() rather than mmap */
 	struct ketw_mmap *m;	/* mmap: one per CPU (meta NULL: none) */
@@ -414,12 +432,13 @@ struct cli_drain {
 };
 
 /*
- * Set up the drain of session @name (@fd attached, read-write): the
- * per-CPU buffers and, unless @use_read, the mappings. 0, or 1 after a
- * message; cli_drain_end() in either case.
+ * Set up the drain of session @name (@fd attached, read-write) into
+ * @trace: unless @use_read, the mappings. 0, or 1 after a message;
+ * cli_drain_end() in either case.
  */
 int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
-		    const struct ketw_session_attr *attr, bool use_read);
+		    const struct ketw_session_attr *attr, bool use_read,
+		    struct cli_trace *trace);
 /*
  * One pass: what every CPU has committed now (mmap), or what is pending
  * plus a buffer per CPU (read(), @st and @valid the counters now).
@@ -428,7 +447,7 @@ int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
 int cli_drain_pass(struct cli_drain *d, int fd, const char *name,
 		   const struct ketw_session_attr *attr,
 		   const struct ketw_cpu_stats *st, const bool *valid);
-/* Unmap and free (the mappings and the collected records). */
+/* Unmap. */
 void cli_drain_end(struct cli_drain *d);
 /* Print the summary of a drain written to @path (extract, record). */
 void cli_drain_summary(const struct cli_drain *d, const char *name,

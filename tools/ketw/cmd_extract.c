@@ -6,9 +6,10 @@
  * copied and claimed), up to the commit position each CPU had when the
  * extract began. With --read the records of all CPUs come interleaved
  * from read() instead, for at most what was pending plus a buffer per
- * CPU. Either way they are sorted into one growing buffer per CPU and
- * written as one records section per CPU, then the per-CPU counters: the
- * same file.
+ * CPU. Either way they go to the trace file's incremental writer, which
+ * sorts them by CPU and writes a section whenever a CPU has gathered
+ * KETW_OUTPUT_CPU_BUFFER bytes, then the rest and the per-CPU counters:
+ * the same file, in flat memory.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,13 +29,17 @@ static void extract_progress(struct cli_drain *x)
 static int extract_record(const struct ketw_record *rec, void *ctx)
 {
 	struct cli_drain *x = ctx;
+	int err;
 
 	if (rec->cpu >= x->nr_cpus) {
 		x->bad_cpu++;
 		return 0;
 	}
-	if (cli_cpu_buf_append(&x->cpus[rec->cpu], rec->hdr, rec->span))
-		return -ENOMEM;
+	err = cli_trace_add(x->trace, rec);
+	if (err) {
+		x->trace_err = err;
+		return err;
+	}
 	x->bytes += rec->span;
 	if (!(++x->records % 4096))
 		extract_progress(x);
@@ -76,6 +81,9 @@ static int extract_read(int fd, const char *name,
 					       st[cpu].consumed);
 	err = ketw_reader_drain(fd, extract_bound(attr, st, valid),
 				extract_record, x, &bytes);
+	if (err && x->trace_err)
+		return cli_error("cannot write %s: %s", x->trace->path,
+				 strerror(-err));
 	if (err == -EBADMSG)
 		return cli_error("session '%s': read() returned a malformed record",
 				 name);
@@ -106,6 +114,9 @@ static int extract_mmap(const char *name, const struct ketw_session_attr *attr,
 		m[cpu].dropped = m[cpu].torn = 0;
 		err = ketw_mmap_consume(&m[cpu], extract_record, x);
 		x->raced += m[cpu].dropped + m[cpu].torn;
+		if (err && x->trace_err)
+			return cli_error("cannot write %s: %s",
+					 x->trace->path, strerror(-err));
 		if (err == -EBADMSG)
 			return cli_error("session '%s': cpu %u: malformed record in the mapped buffer",
 					 name, cpu);
@@ -118,7 +129,8 @@ static int extract_mmap(const char *name, const struct ketw_session_attr *attr,
 }
 
 int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
-		    const struct ketw_session_attr *attr, bool use_read)
+		    const struct ketw_session_attr *attr, bool use_read,
+		    struct cli_trace *trace)
 {
 	unsigned int cpu;
 	int err;
@@ -128,9 +140,7 @@ int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
 	cli_progress_init(&d->progress, "extract");
 	d->use_read = use_read;
 	d->nr_cpus = attr->nr_cpus;
-	d->cpus = calloc(attr->nr_cpus, sizeof(*d->cpus));
-	if (!d->cpus)
-		return cli_error("out of memory");
+	d->trace = trace;
 	if (use_read)
 		return 0;
 	d->m = calloc(attr->nr_cpus, sizeof(*d->m));
@@ -168,8 +178,6 @@ void cli_drain_end(struct cli_drain *d)
 			ketw_mmap_unmap(&d->m[cpu]);
 	free(d->m);
 	d->m = NULL;
-	cli_cpu_bufs_free(d->cpus, d->nr_cpus);
-	d->cpus = NULL;
 }
 
 void cli_drain_summary(const struct cli_drain *d, const char *name,
@@ -201,6 +209,7 @@ int cmd_extract(int argc, char **argv)
 	const char *name = CLI_DEFAULT_SESSION, *path = CLI_DEFAULT_FILE;
 	struct ketw_session_attr attr;
 	struct cli_drain x = { 0 };
+	struct cli_trace trace = { 0 };
 	static const struct option longopts[] = {
 		{ "read", no_argument, NULL, CLI_OPT_READ },
 		{ NULL, 0, NULL, 0 },
@@ -253,27 +262,25 @@ int cmd_extract(int argc, char **argv)
 	if (ret)
 		goto out_free;
 
-	ret = cli_drain_begin(&x, fd, name, &attr, use_read);
+	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &trace);
+	if (!ret)
+		ret = cli_trace_create(&trace, path, &attr);
 	if (!ret)
 		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
 	cli_progress_end(&x.progress);
 	if (ret)
 		goto out_free;
-	/* The final counters and state (a full policy may have stopped it). */
+	/* The final counters (a full policy may have stopped it). */
 	ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
 	if (ret)
 		goto out_free;
-	err = ketw_session_get_attr(fd, name, &attr);
-	if (err) {
-		ret = cli_session_error("read the attributes of", name, err);
-		goto out_free;
-	}
-
-	ret = cli_trace_write(path, &attr, x.cpus, st, valid);
+	ret = cli_trace_finish(&trace, st, valid, attr.nr_cpus);
 	if (ret)
 		goto out_free;
 	cli_drain_summary(&x, name, path, &attr, st);
 out_free:
+	/* Nothing is left behind on failure. */
+	cli_trace_abort(&trace, false);
 	cli_drain_end(&x);
 	free(st);
 	free(valid);

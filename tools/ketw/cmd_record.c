@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ketw record: start a session (as ketw start), drain it (as ketw
- * extract) until Ctrl-C, -d seconds or -n records, stop it, drain what
- * is left, write the trace file and remove the session.
+ * extract) into the trace file as it goes, until SIGINT, SIGTERM or
+ * SIGHUP, -d seconds or -n records, stop it, drain what is left, write
+ * the counters and the END section and remove the session.
+ *
+ * Memory stays flat: each pass (every 100 ms) hands its records to the
+ * file's incremental writer, which writes them as CPU_RECORDS sections,
+ * so a recorder that dies leaves a file readable up to its last pass.
+ * The session is created owned by the recorder's file
+ * (KETW_SESSION_OWNED): the kernel removes it when the recorder dies,
+ * unless --detach asked for one that outlives it. The signals that stop
+ * it are handled from the start, before the session exists.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +24,57 @@
 
 #include "cli.h"
 
+#define RECORD_OPT_DETACH	0x200
+
+static const int record_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define RECORD_NR_SIGNALS \
+	(sizeof(record_signals) / sizeof(record_signals[0]))
+
 static volatile sig_atomic_t record_stop;
 
 static void record_signal(int sig)
 {
 	(void)sig;
 	record_stop = 1;
+}
+
+/*
+ * Handle the stop signals from now on, and deliver those already pending
+ * (blocked by whoever started us); one ignored by whoever started us
+ * (nohup, a background job's SIGINT) stays ignored, SIGTERM excepted.
+ */
+static void record_signals_catch(struct sigaction *old)
+{
+	struct sigaction sa;
+	sigset_t set;
+	unsigned int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = record_signal;
+	sa.sa_flags = SA_RESTART;	/* nanosleep() still returns early */
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	for (i = 0; i < RECORD_NR_SIGNALS; i++) {
+		sigaddset(&sa.sa_mask, record_signals[i]);
+		sigaddset(&set, record_signals[i]);
+	}
+	record_stop = 0;
+	for (i = 0; i < RECORD_NR_SIGNALS; i++) {
+		sigaction(record_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler == SIG_IGN &&
+		    record_signals[i] != SIGTERM)
+			continue;
+		sigaction(record_signals[i], &sa, NULL);
+	}
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void record_signals_restore(const struct sigaction *old)
+{
+	unsigned int i;
+
+	for (i = 0; i < RECORD_NR_SIGNALS; i++)
+		sigaction(record_signals[i], &old[i], NULL);
 }
 
 static uint64_t record_now_ns(void)
@@ -31,42 +85,37 @@ static uint64_t record_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* Destroy from a file not attached to the session. */
-static void record_destroy(const char *name)
-{
-	int fd = cli_open_device(0), err;
-
-	if (fd < 0)
-		return;
-	err = ketw_session_destroy(fd, name);
-	if (err)
-		cli_session_error("remove", name, err);
-	close(fd);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_START_LONGOPTS,
 		{ "read", no_argument, NULL, CLI_OPT_READ },
+		{ "detach", no_argument, NULL, RECORD_OPT_DETACH },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct cli_start s;
 	const char *path = CLI_DEFAULT_FILE, *name;
+	struct sigaction old_sig[RECORD_NR_SIGNALS];
 	struct ketw_session_attr attr;
+	struct cli_trace trace = { 0 };
 	struct cli_drain x = { 0 };
 	struct ketw_cpu_stats *st = NULL;
-	struct sigaction sa, old_int, old_term;
 	bool *valid = NULL, use_read = false, started = false;
+	bool detach = false, signals = false;
 	uint64_t seconds = 0, max_records = 0, deadline = 0;
 	int c, fd = -1, r, err, ret = CLI_EXIT_OK;
 
 	cli_start_init(&s, argv[0]);
-	while ((c = cli_getopt_long(argc, argv, CLI_START_OPTSTRING "o:d:n:",
+	while ((c = cli_getopt_long(argc, argv, CLI_START_OPTSTRING "o:d:n:D",
 				    longopts, &ret)) != -1) {
 		switch (c) {
 		case CLI_OPT_READ:
 			use_read = true;
+			r = 0;
+			break;
+		case 'D':
+		case RECORD_OPT_DETACH:
+			detach = true;
 			r = 0;
 			break;
 		case 'o':
@@ -102,6 +151,9 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out;
 	name = s.name;
+	if (!detach)
+		s.flags |= KETW_SESSION_OWNED;
+
 	if (s.trig.nr) {	/* a flight recorder: trigger.c */
 		if (use_read || max_records)
 			ret = cli_usage_error(argv[0], "--trigger takes neither --read nor -n");
@@ -109,6 +161,14 @@ int cmd_record(int argc, char **argv)
 			ret = cli_record_triggered(&s, path, seconds);
 		goto out;
 	}
+
+	/*
+	 * From here on a stop signal ends the recording cleanly, whenever
+	 * it comes: before the session exists, it is still started, then
+	 * stopped at once and written.
+	 */
+	record_signals_catch(old_sig);
+	signals = true;
 
 	/* Read-write: the mapped meta pages take our position. */
 	fd = cli_open_device(O_RDWR | O_NONBLOCK);
@@ -122,26 +182,21 @@ int cmd_record(int argc, char **argv)
 	started = true;
 	fflush(stdout);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = record_signal;
-	sigemptyset(&sa.sa_mask);
-	record_stop = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-
-	err = ketw_session_attach(fd, name);
-	if (!err)
-		err = ketw_session_get_attr(fd, name, &attr);
+	/* CREATE attached @fd: the attributes as the session has them. */
+	err = ketw_session_get_attr(fd, name, &attr);
 	if (err) {
-		ret = cli_session_error("attach to", name, err);
-		goto out_signals;
+		ret = cli_session_error("read the attributes of", name, err);
+		goto out;
 	}
 	ret = cli_cpu_stats_alloc(name, attr.nr_cpus, &st, &valid);
 	if (ret)
-		goto out_signals;
-	ret = cli_drain_begin(&x, fd, name, &attr, use_read);
+		goto out;
+	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &trace);
 	if (ret)
-		goto out_signals;
+		goto out;
+	ret = cli_trace_create(&trace, path, &attr);
+	if (ret)
+		goto out;
 	x.progress.what = "record";
 	x.endless = true;
 	if (seconds)
@@ -157,6 +212,8 @@ int cmd_record(int argc, char **argv)
 				break;
 		}
 		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
+		if (!ret)	/* on disk: a killed recorder keeps it */
+			ret = cli_trace_flush(&trace);
 		if (ret)
 			break;
 		cli_progress_update(&x.progress, x.bytes, 0, x.records);
@@ -176,27 +233,26 @@ int cmd_record(int argc, char **argv)
 	cli_progress_end(&x.progress);
 	if (!ret)
 		ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
-	if (!ret) {
-		err = ketw_session_get_attr(fd, name, &attr);
-		if (err)
-			ret = cli_session_error("read the attributes of",
-						name, err);
-	}
 	if (!ret)
-		ret = cli_trace_write(path, &attr, x.cpus, st, valid);
+		ret = cli_trace_finish(&trace, st, valid, attr.nr_cpus);
 	if (!ret)
 		cli_drain_summary(&x, name, path, &attr, st);
-out_signals:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 out:
+	/* After an error: what was drained stays in the file, cut short. */
+	cli_trace_abort(&trace, true);
 	cli_drain_end(&x);
 	free(st);
 	free(valid);
+	/* Through the attached file, which may destroy it even if owned. */
+	if (started) {
+		err = ketw_session_destroy(fd, name);
+		if (err)
+			cli_session_error("remove", name, err);
+	}
 	if (fd >= 0)
 		close(fd);
-	if (started)
-		record_destroy(name);
+	if (signals)
+		record_signals_restore(old_sig);
 	cli_start_free(&s);
 	return ret;
 }

@@ -289,6 +289,11 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	if (ketw_input_skipped_sections(in))
 		printf("note:     %u sections of unknown type skipped\n",
 		       ketw_input_skipped_sections(in));
+	if (ketw_input_truncated(in))
+		printf("note:     truncated at byte %llu (no END section): %llu complete sections read, up to byte %llu; no counters unless they came before the cut\n",
+		       (unsigned long long)ketw_input_truncated(in),
+		       (unsigned long long)ketw_input_nr_sections(in),
+		       (unsigned long long)ketw_input_read_bytes(in));
 
 	printf("\n  cpu    records    written  lost_full  overwritten  lost_busy  lost_nested  truncated   seq_gaps\n");
 	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
@@ -568,12 +573,22 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error(argv[0], "unexpected argument '%s'",
 				       argv[optind]);
 
-	err = ketw_input_open(path, &in, err_msg, sizeof(err_msg));
+	/* A file cut short is read up to its last complete section. */
+	err = ketw_input_open_flags(path, KETW_INPUT_PARTIAL, &in, err_msg,
+				    sizeof(err_msg));
 	if (err) {
 		if (err == -ENOENT)
 			return cli_error("cannot open %s: %s (make one with 'ketw extract -o %s')",
 					 path, err_msg, path);
 		return cli_error("cannot read %s: %s", path, err_msg);
+	}
+	if (ketw_input_truncated(in)) {
+		cli_error("%s: truncated at byte %llu: read %llu complete sections, %llu records (up to byte %llu; its writer died or is still writing, or the file was cut)",
+			  path, (unsigned long long)ketw_input_truncated(in),
+			  (unsigned long long)ketw_input_nr_sections(in),
+			  (unsigned long long)ketw_input_nr_records(in),
+			  (unsigned long long)ketw_input_read_bytes(in));
+		ret = CLI_EXIT_TRUNCATED;
 	}
 	err = report_scan(in, &rd);
 	if (!err && o.activity_set)

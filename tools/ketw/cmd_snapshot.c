@@ -24,9 +24,9 @@ struct snapshot_totals {
 	uint64_t overwritten;	/* counter growth while copying */
 };
 
-/* Copy one CPU, keep its records (not the padding). */
+/* Copy one CPU, write its records (not the padding). */
 static int snapshot_cpu(int fd, const char *name, unsigned int cpu,
-			void *buf, size_t len, struct cli_cpu_buf *out,
+			void *buf, size_t len, struct cli_trace *out,
 			struct snapshot_totals *t)
 {
 	struct ketw_record_iter it;
@@ -43,8 +43,11 @@ static int snapshot_cpu(int fd, const char *name, unsigned int cpu,
 	t->dropped += snap.dropped;
 	ketw_record_iter_init(&it, buf, snap.len);
 	while ((err = ketw_record_iter_next(&it, &rec)) > 0) {
-		if (cli_cpu_buf_append(out, rec.hdr, rec.span))
-			return cli_error("out of memory");
+		rec.cpu = cpu;	/* the buffer's, whatever the header says */
+		err = cli_trace_add(out, &rec);
+		if (err)
+			return cli_error("cannot write %s: %s", out->path,
+					 strerror(-err));
 		t->records++;
 		t->bytes += rec.span;
 	}
@@ -58,7 +61,7 @@ int cli_snapshot_write(int fd, const char *name, const char *path)
 {
 	struct ketw_cpu_stats *before = NULL, *after = NULL;
 	struct snapshot_totals t = { 0 };
-	struct cli_cpu_buf *cpus = NULL;
+	struct cli_trace trace = { 0 };
 	struct ketw_session_attr attr;
 	bool *valid = NULL, *valid2 = NULL;
 	unsigned int cpu, nr = 0;
@@ -79,20 +82,21 @@ int cli_snapshot_write(int fd, const char *name, const char *path)
 	if (len < (size_t)KETW_BUFFER_KB_MIN * 1024)
 		len = (size_t)KETW_BUFFER_KB_MIN * 1024;
 	buf = malloc(len);
-	cpus = calloc(nr, sizeof(*cpus));
 	before = calloc(nr, sizeof(*before));
 	after = calloc(nr, sizeof(*after));
 	valid = calloc(nr, sizeof(*valid));
 	valid2 = calloc(nr, sizeof(*valid2));
-	if (!buf || !cpus || !before || !after || !valid || !valid2) {
+	if (!buf || !before || !after || !valid || !valid2) {
 		ret = cli_error("out of memory");
 		goto out;
 	}
 
 	ret = cli_get_cpu_stats(fd, name, nr, before, valid);
+	if (!ret)
+		ret = cli_trace_create(&trace, path, &attr);
 	for (cpu = 0; !ret && cpu < nr; cpu++)
 		if (valid[cpu])
-			ret = snapshot_cpu(fd, name, cpu, buf, len, &cpus[cpu],
+			ret = snapshot_cpu(fd, name, cpu, buf, len, &trace,
 					   &t);
 	if (!ret)
 		ret = cli_get_cpu_stats(fd, name, nr, after, valid2);
@@ -102,14 +106,7 @@ int cli_snapshot_write(int fd, const char *name, const char *path)
 		if (valid[cpu] && valid2[cpu])
 			t.overwritten += after[cpu].overwritten -
 					 before[cpu].overwritten;
-	/* The state now (a full policy may have stopped it meanwhile). */
-	err = ketw_session_get_attr(fd, name, &attr);
-	if (err) {
-		ret = cli_session_error("read the attributes of", name, err);
-		goto out;
-	}
-	attr.nr_cpus = nr;
-	ret = cli_trace_write(path, &attr, cpus, after, valid2);
+	ret = cli_trace_finish(&trace, after, valid2, nr);
 	if (ret)
 		goto out;
 	printf("session %s: snapshot of %llu records (%llu bytes) from %u cpus written to %s (nothing consumed)\n",
@@ -124,7 +121,8 @@ int cli_snapshot_write(int fd, const char *name, const char *path)
 		printf("\n");
 	}
 out:
-	cli_cpu_bufs_free(cpus, nr);
+	/* Nothing is left behind on failure. */
+	cli_trace_abort(&trace, false);
 	free(buf);
 	free(before);
 	free(after);

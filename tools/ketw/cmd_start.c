@@ -120,6 +120,10 @@ int cli_start_session(struct cli_start *s, int fd)
 	}
 	err = ketw_session_create(fd, attr);
 	if (err) {
+		if (err == -EINVAL && attr->flags & KETW_SESSION_OWNED)
+			return cli_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer; or a ketw module older than KETW_SESSION_OWNED: try --detach)",
+					 name, (unsigned long long)s->buffer_kb,
+					 (unsigned long long)s->max_data);
 		if (err == -EINVAL)
 			return cli_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer)",
 					 name, (unsigned long long)s->buffer_kb,

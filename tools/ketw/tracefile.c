@@ -1,71 +1,80 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw: collecting records per CPU and writing them as a trace file.
+ * ketw: writing a trace file as records come (extract, snapshot and
+ * record), through libketw's incremental writer: every CPU's records go
+ * out in sections as its buffer fills and at each flush, so that memory
+ * stays flat and the file on disk is readable up to its last section.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-int cli_cpu_buf_append(struct cli_cpu_buf *b, const void *p, size_t n)
-{
-	size_t cap;
-	void *q;
-
-	if (b->cap - b->len < n) {
-		cap = b->cap ? b->cap : 64 * 1024;
-		while (cap - b->len < n)
-			cap *= 2;
-		q = realloc(b->data, cap);
-		if (!q)
-			return -ENOMEM;
-		b->data = q;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	return 0;
-}
-
-void cli_cpu_bufs_free(struct cli_cpu_buf *b, unsigned int nr)
-{
-	unsigned int i;
-
-	for (i = 0; b && i < nr; i++)
-		free(b[i].data);
-	free(b);
-}
-
-int cli_trace_write(const char *path, const struct ketw_session_attr *attr,
-		    const struct cli_cpu_buf *cpus,
-		    const struct ketw_cpu_stats *st, const bool *valid)
+int cli_trace_create(struct cli_trace *t, const char *path,
+		     const struct ketw_session_attr *attr)
 {
 	struct ketw_output_info info;
-	struct ketw_output *out;
-	unsigned int cpu;
 	int err;
 
+	memset(t, 0, sizeof(*t));
+	t->path = path;
 	memset(&info, 0, sizeof(info));
 	ketw_output_info_from_attr(&info, attr);
-	err = ketw_output_create(path, &info, &out);
-	if (err)
+	err = ketw_output_create(path, &info, &t->out);
+	if (err) {
+		t->out = NULL;
 		return cli_error("cannot create %s: %s", path, strerror(-err));
-	for (cpu = 0; cpu < attr->nr_cpus && !err; cpu++)
-		if (cpus[cpu].len)
-			err = ketw_output_add_records(out, cpu, cpus[cpu].data,
-						      cpus[cpu].len);
-	if (!err)
-		err = ketw_output_add_stats(out, st, valid, attr->nr_cpus);
-	if (err) {
-		ketw_output_abort(out, path);
-		return cli_error("cannot write %s: %s", path, strerror(-err));
-	}
-	err = ketw_output_close(out);
-	if (err) {
-		unlink(path);
-		return cli_error("cannot write %s: %s", path, strerror(-err));
 	}
 	return 0;
+}
+
+int cli_trace_add(struct cli_trace *t, const struct ketw_record *rec)
+{
+	return ketw_output_add_record(t->out, rec->cpu, rec->hdr, rec->span);
+}
+
+/* After a failed call: the message, and the file goes (or stays, cut). */
+static int cli_trace_failed(struct cli_trace *t, int err, bool keep)
+{
+	cli_error("cannot write %s: %s", t->path, strerror(-err));
+	ketw_output_abort(t->out, keep ? NULL : t->path);
+	t->out = NULL;
+	if (keep)
+		cli_error("%s is cut short: 'ketw report' reads what it holds",
+			  t->path);
+	return CLI_EXIT_ERROR;
+}
+
+int cli_trace_flush(struct cli_trace *t)
+{
+	int err = ketw_output_flush(t->out);
+
+	return err ? cli_trace_failed(t, err, true) : 0;
+}
+
+int cli_trace_finish(struct cli_trace *t, const struct ketw_cpu_stats *st,
+		     const bool *valid, unsigned int nr)
+{
+	int err;
+
+	err = ketw_output_add_stats(t->out, st, valid, nr);
+	if (err)
+		return cli_trace_failed(t, err, false);
+	err = ketw_output_close(t->out);
+	t->out = NULL;
+	if (err)
+		return cli_error("cannot write %s: %s", t->path,
+				 strerror(-err));
+	return 0;
+}
+
+void cli_trace_abort(struct cli_trace *t, bool keep)
+{
+	if (!t->out)
+		return;
+	if (keep && !ketw_output_flush(t->out))
+		cli_error("%s is cut short: 'ketw report' reads what it holds",
+			  t->path);
+	ketw_output_abort(t->out, keep ? NULL : t->path);
+	t->out = NULL;
 }

@@ -45,6 +45,12 @@ struct ketw_input {
 	struct ketw_file_cpu_stats *stats;
 	bool *have_stats;
 	unsigned int skipped;
+
+	unsigned int flags;		/* KETW_INPUT_* */
+	uint64_t truncated;		/* 0, or the length of a cut file */
+	uint64_t read_bytes;		/* where the last section read ends */
+	uint64_t sections;		/* complete sections read */
+	uint64_t records;
 };
 
 /* Errors while opening: a message and a negative errno. */
@@ -354,6 +360,7 @@ static int ketw_input_records(struct ketw_input *in, unsigned char *body,
 	last = &in->cpu_last_seq[cpu];
 	while ((ret = ketw_record_iter_next(&c->it, &rec)) > 0) {
 		in->cpu_records[cpu]++;
+		in->records++;
 		seq = rec.hdr->sequence;
 		if (*last && seq > *last)
 			in->cpu_gaps[cpu] += seq - *last;
@@ -497,6 +504,28 @@ static int ketw_input_alloc(struct ketw_input *in, size_t max_sections)
 	return 0;
 }
 
+/*
+ * The file ends before its END section, at @off. Refused, unless
+ * KETW_INPUT_PARTIAL: then what came before is the file.
+ */
+__attribute__((format(printf, 3, 4)))
+static int ketw_input_cut(struct ketw_input *in, struct ketw_input_err *e,
+			  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (in->flags & KETW_INPUT_PARTIAL) {
+		in->truncated = in->len;
+		return 0;
+	}
+	if (e->buf && e->len) {
+		va_start(ap, fmt);
+		vsnprintf(e->buf, e->len, fmt, ap);
+		va_end(ap);
+	}
+	return -EBADMSG;
+}
+
 static int ketw_input_parse(struct ketw_input *in, struct ketw_input_err *e)
 {
 	struct ketw_file_section s;
@@ -514,12 +543,15 @@ static int ketw_input_parse(struct ketw_input *in, struct ketw_input_err *e)
 	if (err)
 		return ketw_input_fail(e, err, "out of memory");
 
+	in->read_bytes = in->hdr.header_size;
 	for (off = in->hdr.header_size; off < in->len && !end; off = next) {
 		avail = in->len - off;
-		if (avail < sizeof(s))
-			return ketw_input_fail(e, -EBADMSG,
+		if (avail < sizeof(s)) {
+			err = ketw_input_cut(in, e,
 				"truncated: section header at offset %llu cut short",
 				(unsigned long long)off);
+			goto out;
+		}
 		memcpy(&s, in->buf + off, sizeof(s));
 		if (in->swapped) {
 			s.type = bswap_32(s.type);
@@ -527,13 +559,15 @@ static int ketw_input_parse(struct ketw_input *in, struct ketw_input_err *e)
 			s.length = bswap_64(s.length);
 		}
 		avail -= sizeof(s);
-		if (s.length > avail)
-			return ketw_input_fail(e, -EBADMSG,
+		if (s.length > avail) {
+			err = ketw_input_cut(in, e,
 				"truncated: %s section at offset %llu needs %llu bytes, %llu are left",
 				ketw_section_name(s.type),
 				(unsigned long long)off,
 				(unsigned long long)s.length,
 				(unsigned long long)avail);
+			goto out;
+		}
 		next = off + sizeof(s) + s.length;
 		next += -next & (KETW_FILE_ALIGN - 1);
 
@@ -566,12 +600,17 @@ static int ketw_input_parse(struct ketw_input *in, struct ketw_input_err *e)
 		if (err)
 			return err;
 		index++;
+		in->sections++;
+		in->read_bytes = off + sizeof(s) + s.length;
 	}
+	err = 0;
 	if (!end)
-		return ketw_input_fail(e, -EBADMSG,
+		err = ketw_input_cut(in, e,
 			"truncated: the end section is missing (file cut short, or its writer did not finish)");
-	ketw_input_rewind(in);
-	return 0;
+out:
+	if (!err)
+		ketw_input_rewind(in);
+	return err;
 }
 
 /* ---- opening ------------------------------------------------------- */
@@ -592,12 +631,22 @@ static int ketw_input_finish(struct ketw_input *in, struct ketw_input **out,
 int ketw_input_open_mem(const void *buf, size_t len, struct ketw_input **out,
 			char *errbuf, size_t errlen)
 {
+	return ketw_input_open_mem_flags(buf, len, 0, out, errbuf, errlen);
+}
+
+int ketw_input_open_mem_flags(const void *buf, size_t len, unsigned int flags,
+			      struct ketw_input **out, char *errbuf,
+			      size_t errlen)
+{
 	struct ketw_input_err e = { errbuf, errlen };
 	struct ketw_input *in;
 
+	if (flags & ~KETW_INPUT_PARTIAL)
+		return ketw_input_fail(&e, -EINVAL, "unknown flags %#x", flags);
 	in = calloc(1, sizeof(*in));
 	if (!in)
 		return ketw_input_fail(&e, -ENOMEM, "out of memory");
+	in->flags = flags;
 	in->buf = malloc(len ? len : 1);
 	if (!in->buf) {
 		free(in);
@@ -611,11 +660,20 @@ int ketw_input_open_mem(const void *buf, size_t len, struct ketw_input **out,
 int ketw_input_open(const char *path, struct ketw_input **out, char *errbuf,
 		    size_t errlen)
 {
+	return ketw_input_open_flags(path, 0, out, errbuf, errlen);
+}
+
+int ketw_input_open_flags(const char *path, unsigned int flags,
+			  struct ketw_input **out, char *errbuf, size_t errlen)
+{
 	struct ketw_input_err e = { errbuf, errlen };
 	struct ketw_input *in;
 	struct stat st;
 	void *p;
 	int fd, err;
+
+	if (flags & ~KETW_INPUT_PARTIAL)
+		return ketw_input_fail(&e, -EINVAL, "unknown flags %#x", flags);
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -654,6 +712,7 @@ int ketw_input_open(const char *path, struct ketw_input **out, char *errbuf,
 	in->buf = p;
 	in->len = st.st_size;
 	in->mapped = true;
+	in->flags = flags;
 	return ketw_input_finish(in, out, &e);
 }
 
@@ -713,6 +772,26 @@ ketw_input_cpu_stats(const struct ketw_input *in, unsigned int cpu)
 unsigned int ketw_input_skipped_sections(const struct ketw_input *in)
 {
 	return in->skipped;
+}
+
+uint64_t ketw_input_truncated(const struct ketw_input *in)
+{
+	return in->truncated;
+}
+
+uint64_t ketw_input_read_bytes(const struct ketw_input *in)
+{
+	return in->read_bytes;
+}
+
+uint64_t ketw_input_nr_sections(const struct ketw_input *in)
+{
+	return in->sections;
+}
+
+uint64_t ketw_input_nr_records(const struct ketw_input *in)
+{
+	return in->records;
 }
 
 /* ---- merging CPUs: a min-heap of cursors on their current record ---- */

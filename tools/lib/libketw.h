@@ -464,27 +464,66 @@ struct ketw_output_info {
 void ketw_output_info_from_attr(struct ketw_output_info *info,
 				const struct ketw_session_attr *attr);
 
-/* Create @path (truncating it) and write the file header. */
+/*
+ * Create @path (truncating it) and write the file header. The writer is
+ * incremental: records go out in sections as they come, so that the file
+ * on disk is readable (KETW_INPUT_PARTIAL) up to the last section
+ * written, whatever happens to the writer later; the memory it takes
+ * does not grow with the file (KETW_OUTPUT_CPU_BUFFER per CPU that has
+ * records).
+ */
 int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		       struct ketw_output **out);
-/* Start a section; its length is patched in by ketw_output_section_end(). */
+
+/* Bytes of records gathered per CPU before they go out as a section. */
+#define KETW_OUTPUT_CPU_BUFFER	(256 * 1024)
+
+/*
+ * Add one record of @cpu (@span bytes: the record and its padding to
+ * KETW_RECORD_ALIGN, as ketw_record.span) after the records added before
+ * for that CPU. It is gathered with them; a CPU_RECORDS section is
+ * written when the CPU's KETW_OUTPUT_CPU_BUFFER fills, and at
+ * ketw_output_flush(), ketw_output_add_stats() and ketw_output_close().
+ */
+int ketw_output_add_record(struct ketw_output *out, unsigned int cpu,
+			   const void *rec, size_t span);
+/*
+ * Write every CPU's gathered records as sections and hand the file's
+ * bytes to the kernel (fflush(), not fsync()): a reader now finds every
+ * record added so far, and a writer killed after this loses none of them.
+ */
+int ketw_output_flush(struct ketw_output *out);
+/* Complete sections written so far, and bytes (the header included). */
+uint64_t ketw_output_sections(const struct ketw_output *out);
+uint64_t ketw_output_size(const struct ketw_output *out);
+
+/*
+ * Start a section of your own; its length is patched in by
+ * ketw_output_section_end(), which needs a file that can seek (the
+ * other functions write each section whole, its length first).
+ */
 int ketw_output_section_begin(struct ketw_output *out, uint32_t type,
 			      uint32_t flags);
 int ketw_output_write(struct ketw_output *out, const void *buf, size_t len);
 int ketw_output_section_end(struct ketw_output *out);
-/* A KETW_SECTION_CPU_RECORDS section holding @len bytes of records. */
+/*
+ * A KETW_SECTION_CPU_RECORDS section holding @len bytes of records, after
+ * the records of @cpu gathered so far.
+ */
 int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
 			    const void *records, size_t len);
 /*
- * A KETW_SECTION_CPU_STATS section; entries with @valid[i] false are
- * written without KETW_FILE_STATS_VALID. @valid may be NULL (all valid).
+ * A KETW_SECTION_CPU_STATS section, after every CPU's gathered records;
+ * entries with @valid[i] false are written without
+ * KETW_FILE_STATS_VALID. @valid may be NULL (all valid).
  */
 int ketw_output_add_stats(struct ketw_output *out,
 			  const struct ketw_cpu_stats *st, const bool *valid,
 			  unsigned int nr);
 /*
- * Write the END section and close. Frees @out whatever happens; on any
- * error (this one or an earlier one) the return is negative.
+ * Write the gathered records and the END section, and close. Frees @out
+ * whatever happens; on any error (this one or an earlier one) the return
+ * is negative.
  */
 int ketw_output_close(struct ketw_output *out);
 /* Close without END and remove the file (for error paths). */
@@ -506,7 +545,31 @@ int ketw_input_open(const char *path, struct ketw_input **in, char *err,
 /* The same from a memory image (copied). */
 int ketw_input_open_mem(const void *buf, size_t len, struct ketw_input **in,
 			char *err, size_t errlen);
+
+/*
+ * Flags of ketw_input_open_flags(). PARTIAL: a file without its END
+ * section (cut short, or its writer still writing or dead) is read up to
+ * its last complete section instead of refused; ketw_input_truncated()
+ * then says so. A file cut inside its header is still refused, and so is
+ * a corrupt one.
+ */
+#define KETW_INPUT_PARTIAL	0x1u
+
+int ketw_input_open_flags(const char *path, unsigned int flags,
+			  struct ketw_input **in, char *err, size_t errlen);
+int ketw_input_open_mem_flags(const void *buf, size_t len, unsigned int flags,
+			      struct ketw_input **in, char *err, size_t errlen);
 void ketw_input_close(struct ketw_input *in);
+
+/*
+ * 0 if the file is complete (it has its END section); else its length in
+ * bytes, of which the sections read end at ketw_input_read_bytes().
+ */
+uint64_t ketw_input_truncated(const struct ketw_input *in);
+uint64_t ketw_input_read_bytes(const struct ketw_input *in);
+/* Complete sections read (END included), and records in them. */
+uint64_t ketw_input_nr_sections(const struct ketw_input *in);
+uint64_t ketw_input_nr_records(const struct ketw_input *in);
 
 /* The header in host byte order; fields a shorter header lacks are 0. */
 const struct ketw_file_header *ketw_input_header(const struct ketw_input *in);

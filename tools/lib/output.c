@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libketw: writing a .ketw trace file (format in ketw_file.h).
+ * libketw: writing a .ketw trace file (format in ketw_file.h), as the
+ * records come: each CPU's records gather in a buffer of their own
+ * (KETW_OUTPUT_CPU_BUFFER bytes at most) that goes out as one
+ * CPU_RECORDS section when it is full or at ketw_output_flush(). A
+ * section is written whole, its length first, and never patched later:
+ * at any moment the file is a header and complete sections, plus at most
+ * a section being written, and a reader (KETW_INPUT_PARTIAL) reads what
+ * the writer flushed, whether it later finishes or dies.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,11 +18,20 @@
 
 #include "libketw.h"
 
+/* Records of one CPU not written yet. */
+struct ketw_output_cpu {
+	unsigned char *buf;	/* KETW_OUTPUT_CPU_BUFFER bytes, or NULL */
+	size_t len;
+};
+
 struct ketw_output {
 	FILE *f;
 	uint64_t off;		/* bytes written so far */
 	uint64_t section_off;	/* of the open section's header, or 0 */
 	int err;		/* the first error, sticky */
+	unsigned int nr_cpus;
+	struct ketw_output_cpu *cpus;
+	uint64_t sections;	/* complete sections written */
 };
 
 static void ketw_strlcpy(char *dst, const char *src, size_t size)
@@ -112,21 +128,132 @@ int ketw_output_create(const char *path, const struct ketw_output_info *info,
 	out = calloc(1, sizeof(*out));
 	if (!out)
 		return -ENOMEM;
+	out->nr_cpus = info->nr_cpus;
+	out->cpus = calloc(info->nr_cpus, sizeof(*out->cpus));
+	if (!out->cpus) {
+		free(out);
+		return -ENOMEM;
+	}
 	out->f = fopen(path, "wbe");
 	if (!out->f) {
 		err = -errno;
+		free(out->cpus);
 		free(out);
 		return err;
 	}
 	ketw_output_fill_header(&h, info);
 	err = ketw_output_raw(out, &h, sizeof(h));
+	if (!err && fflush(out->f))
+		err = -errno;
 	if (err) {
 		fclose(out->f);
+		free(out->cpus);
 		free(out);
 		return err;
 	}
 	*outp = out;
 	return 0;
+}
+
+static void ketw_output_free(struct ketw_output *out)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < out->nr_cpus; cpu++)
+		free(out->cpus[cpu].buf);
+	free(out->cpus);
+	free(out);
+}
+
+/* A whole section: its header with the length, then @a and @b, padded. */
+static int ketw_output_section(struct ketw_output *out, uint32_t type,
+			       const void *a, size_t alen,
+			       const void *b, size_t blen)
+{
+	struct ketw_file_section s = {
+		.type = type,
+		.length = (uint64_t)alen + blen,
+	};
+	int err;
+
+	if (out->err)
+		return out->err;
+	if (out->section_off)
+		return -EINVAL;		/* inside ketw_output_section_begin() */
+	err = ketw_output_raw(out, &s, sizeof(s));
+	if (!err)
+		err = ketw_output_raw(out, a, alen);
+	if (!err)
+		err = ketw_output_raw(out, b, blen);
+	if (!err)
+		err = ketw_output_pad(out);
+	if (!err)
+		out->sections++;
+	return err;
+}
+
+/* @cpu's gathered records as a section. */
+static int ketw_output_cpu_flush(struct ketw_output *out, unsigned int cpu)
+{
+	struct ketw_file_cpu_records r = { .cpu = cpu };
+	struct ketw_output_cpu *c = &out->cpus[cpu];
+	int err;
+
+	if (!c->len)
+		return out->err;
+	err = ketw_output_section(out, KETW_SECTION_CPU_RECORDS, &r, sizeof(r),
+				  c->buf, c->len);
+	c->len = 0;
+	return err;
+}
+
+int ketw_output_add_record(struct ketw_output *out, unsigned int cpu,
+			   const void *rec, size_t span)
+{
+	struct ketw_output_cpu *c;
+	int err;
+
+	if (out->err)
+		return out->err;
+	if (cpu >= out->nr_cpus || span > KETW_OUTPUT_CPU_BUFFER ||
+	    span < KETW_RECORD_ALIGN || span % KETW_RECORD_ALIGN)
+		return -EINVAL;
+	c = &out->cpus[cpu];
+	if (!c->buf) {
+		c->buf = malloc(KETW_OUTPUT_CPU_BUFFER);
+		if (!c->buf)
+			return -ENOMEM;
+	}
+	if (KETW_OUTPUT_CPU_BUFFER - c->len < span) {
+		err = ketw_output_cpu_flush(out, cpu);
+		if (err)
+			return err;
+	}
+	memcpy(c->buf + c->len, rec, span);
+	c->len += span;
+	return 0;
+}
+
+int ketw_output_flush(struct ketw_output *out)
+{
+	unsigned int cpu;
+	int err = out->err;
+
+	for (cpu = 0; !err && cpu < out->nr_cpus; cpu++)
+		err = ketw_output_cpu_flush(out, cpu);
+	if (!err && !out->section_off && fflush(out->f))
+		err = out->err = errno ? -errno : -EIO;
+	return err;
+}
+
+uint64_t ketw_output_sections(const struct ketw_output *out)
+{
+	return out->sections;
+}
+
+uint64_t ketw_output_size(const struct ketw_output *out)
+{
+	return out->off;
 }
 
 int ketw_output_section_begin(struct ketw_output *out, uint32_t type,
@@ -153,6 +280,7 @@ int ketw_output_section_end(struct ketw_output *out)
 {
 	uint64_t len, start = out->section_off;
 	off_t len_at;
+	int err;
 
 	if (out->err)
 		return out->err;
@@ -168,7 +296,10 @@ int ketw_output_section_end(struct ketw_output *out)
 		return out->err;
 	}
 	out->section_off = 0;
-	return ketw_output_pad(out);
+	err = ketw_output_pad(out);
+	if (!err)
+		out->sections++;
+	return err;
 }
 
 int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
@@ -177,13 +308,13 @@ int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
 	struct ketw_file_cpu_records r = { .cpu = cpu };
 	int err;
 
-	err = ketw_output_section_begin(out, KETW_SECTION_CPU_RECORDS, 0);
+	if (cpu >= out->nr_cpus)
+		return -EINVAL;
+	/* After what this CPU has gathered: sections in sequence order. */
+	err = ketw_output_cpu_flush(out, cpu);
 	if (!err)
-		err = ketw_output_write(out, &r, sizeof(r));
-	if (!err)
-		err = ketw_output_write(out, records, len);
-	if (!err)
-		err = ketw_output_section_end(out);
+		err = ketw_output_section(out, KETW_SECTION_CPU_RECORDS,
+					  &r, sizeof(r), records, len);
 	return err;
 }
 
@@ -195,13 +326,22 @@ int ketw_output_add_stats(struct ketw_output *out,
 		.nr_entries = nr,
 		.entry_size = sizeof(struct ketw_file_cpu_stats),
 	};
+	struct ketw_file_section s = {
+		.type = KETW_SECTION_CPU_STATS,
+		.length = sizeof(hdr) + (uint64_t)nr * hdr.entry_size,
+	};
 	struct ketw_file_cpu_stats e;
 	unsigned int i;
 	int err;
 
-	err = ketw_output_section_begin(out, KETW_SECTION_CPU_STATS, 0);
+	if (out->section_off)
+		return -EINVAL;
+	/* The records gathered so far come before the counters. */
+	err = ketw_output_flush(out);
 	if (!err)
-		err = ketw_output_write(out, &hdr, sizeof(hdr));
+		err = ketw_output_raw(out, &s, sizeof(s));
+	if (!err)
+		err = ketw_output_raw(out, &hdr, sizeof(hdr));
 	for (i = 0; !err && i < nr; i++) {
 		memset(&e, 0, sizeof(e));
 		e.cpu = st[i].cpu;
@@ -218,10 +358,12 @@ int ketw_output_add_stats(struct ketw_output *out,
 			e.produced = st[i].produced;
 			e.consumed = st[i].consumed;
 		}
-		err = ketw_output_write(out, &e, sizeof(e));
+		err = ketw_output_raw(out, &e, sizeof(e));
 	}
 	if (!err)
-		err = ketw_output_section_end(out);
+		err = ketw_output_pad(out);
+	if (!err)
+		out->sections++;
 	return err;
 }
 
@@ -231,23 +373,23 @@ int ketw_output_close(struct ketw_output *out)
 
 	if (!err && out->section_off)
 		err = -EINVAL;		/* a section left open */
-	if (!err) {
-		err = ketw_output_section_begin(out, KETW_SECTION_END, 0);
-		if (!err)
-			err = ketw_output_section_end(out);
-	}
+	if (!err)
+		err = ketw_output_flush(out);
+	if (!err)
+		err = ketw_output_section(out, KETW_SECTION_END, NULL, 0,
+					  NULL, 0);
 	if (!err && fflush(out->f))
 		err = -errno;
 	if (fclose(out->f) && !err)
 		err = -errno;
-	free(out);
+	ketw_output_free(out);
 	return err;
 }
 
 void ketw_output_abort(struct ketw_output *out, const char *path)
 {
 	fclose(out->f);
-	free(out);
+	ketw_output_free(out);
 	if (path)
 		unlink(path);
 }

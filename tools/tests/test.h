@@ -98,6 +98,13 @@ size_t test_record(void *buf, unsigned int cpu, uint64_t seq, uint64_t ts,
 /* A typical header description for ketw_output_create(). */
 void test_info(struct ketw_output_info *info, unsigned int nr_cpus);
 
+/*
+ * A trace file as record and extract write it: 18 records added one by
+ * one on 2 CPUs, flushed after each of 4 rounds (8 records sections, each
+ * CPU's in sequence order), then the counters and END. 0 or -errno.
+ */
+int test_write_stream(const char *path);
+
 /* Read a whole file into a malloc()ed buffer; NULL on error. */
 void *test_slurp(const char *path, size_t *len);
 int test_spit(const char *path, const void *buf, size_t len);

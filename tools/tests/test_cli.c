@@ -533,6 +533,84 @@ TEST(cli_extract_losses_reported)
 	run_expect(fake_env, ARGS("reset", "-s", "full"), 0, NULL);
 }
 
+/* Lines of @s that start with @prefix. */
+static unsigned int count_lines(const char *s, const char *prefix)
+{
+	unsigned int n = 0;
+	size_t len = strlen(prefix);
+
+	for (; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : "")
+		if (!strncmp(s, prefix, len))
+			n++;
+	return n;
+}
+
+/*
+ * ketw report on a file cut at every byte (a recorder killed, a copy cut
+ * short): up to its last complete section it prints the records and says
+ * on stderr that it is truncated and what it read, exit status 3; cut
+ * inside the header it is a clear error (1); never a crash.
+ */
+TEST(cli_report_truncated_every_length)
+{
+	const char *full = test_path("stream-full.ketw");
+	const char *cut_path = test_path("stream-cut.ketw");
+	char want[256], errbuf[256], *o = NULL, *e = NULL;
+	struct ketw_input *in;
+	unsigned char *img;
+	size_t len, cut;
+	int rc;
+
+	ASSERT_EQ(test_write_stream(full), 0);
+	img = test_slurp(full, &len);
+	ASSERT(img != NULL);
+	for (cut = 0; cut <= len; cut++) {
+		ASSERT_EQ(test_spit(cut_path, img, cut), 0);
+		rc = test_run_ketw(NULL, ARGS("report", "-N", cut_path), &o, &e);
+		if (!CHECK(rc == 0 || rc == 1 || rc == 3)) {
+			printf("    cut at %zu: exit %d: %s\n", cut, rc, e);
+			free(o);
+			free(e);
+			break;
+		}
+		if (cut < KETW_FILE_HEADER_SIZE_V1) {
+			CHECK_EQ(rc, 1);
+			CHECK_CONTAINS(e, "cannot read ");
+		} else {
+			ASSERT_EQ(ketw_input_open_mem_flags(img, cut,
+					KETW_INPUT_PARTIAL, &in, errbuf,
+					sizeof(errbuf)), 0);
+			if (ketw_input_truncated(in)) {
+				CHECK_EQ(rc, 3);
+				snprintf(want, sizeof(want),
+					 "ketw: %s: truncated at byte %zu: read %llu complete sections, %llu records",
+					 cut_path, cut,
+					 (unsigned long long)ketw_input_nr_sections(in),
+					 (unsigned long long)ketw_input_nr_records(in));
+				CHECK_CONTAINS(e, want);
+				CHECK_CONTAINS(o, "note:     truncated at byte ");
+			} else {
+				CHECK_EQ(rc, 0);
+			}
+			CHECK_EQ(count_lines(o, "  cpu="),
+				 ketw_input_nr_records(in));
+			ketw_input_close(in);
+		}
+		free(o);
+		free(e);
+		o = e = NULL;
+	}
+	/* --json says it too, and prints what it read. */
+	ASSERT_EQ(test_spit(cut_path, img, len - 40), 0);
+	ASSERT_EQ(test_run_ketw(NULL, ARGS("report", "--json", cut_path), &o,
+				&e), 3);
+	CHECK_CONTAINS(e, "truncated at byte ");
+	CHECK_EQ(count_lines(o, "{"), 18);
+	free(o);
+	free(e);
+	free(img);
+}
+
 TEST(cli_record)
 {
 	const char *f = test_path("record.ketw"), *g = test_path("record2.ketw");

@@ -794,6 +794,205 @@ TEST(file_truncated_every_length)
 	free(img);
 }
 
+/* ---- the incremental writer and files cut short ------------------------ */
+
+/* test_write_stream()'s file (several sections per CPU), in memory. */
+static void *stream_image(size_t *len)
+{
+	const char *path = test_path("stream.ketw");
+
+	if (test_write_stream(path))
+		return NULL;
+	return test_slurp(path, len);
+}
+
+/* Where each section of @img ends (before padding), and records in it. */
+struct sect {
+	uint64_t end;
+	uint64_t records;
+	uint32_t type;
+};
+
+static unsigned int walk_sections(const unsigned char *img, size_t len,
+				  struct sect *v, unsigned int max)
+{
+	struct ketw_file_section s;
+	struct ketw_record_iter it;
+	struct ketw_record rec;
+	uint64_t off = KETW_FILE_HEADER_SIZE_V1;
+	unsigned int n = 0;
+
+	while (off + sizeof(s) <= len && n < max) {
+		memcpy(&s, img + off, sizeof(s));
+		v[n].type = s.type;
+		v[n].end = off + sizeof(s) + s.length;
+		v[n].records = 0;
+		if (s.type == KETW_SECTION_CPU_RECORDS) {
+			ketw_record_iter_init(&it, img + off + sizeof(s) + 8,
+					      s.length - 8);
+			while (ketw_record_iter_next(&it, &rec) > 0)
+				v[n].records++;
+		}
+		off = (v[n].end + 7) & ~7ull;
+		n++;
+	}
+	return n;
+}
+
+TEST(file_writer_streams_sections)
+{
+	struct ketw_input *in;
+	struct ketw_record rec;
+	struct sect v[32];
+	unsigned char *img;
+	uint64_t last[2] = { 0, 0 }, n = 0;
+	unsigned int nr, i, per_cpu[2] = { 0, 0 };
+	char err[256];
+	size_t len;
+
+	img = stream_image(&len);
+	ASSERT(img != NULL);
+	nr = walk_sections(img, len, v, 32);
+	/* 4 rounds x 2 cpus, the counters, END. */
+	CHECK_EQ(nr, 10);
+	for (i = 0; i + 2 < nr; i++) {
+		CHECK_EQ(v[i].type, KETW_SECTION_CPU_RECORDS);
+		per_cpu[i & 1]++;
+	}
+	CHECK_EQ(per_cpu[0], 4);
+	CHECK_EQ(v[nr - 2].type, KETW_SECTION_CPU_STATS);
+	CHECK_EQ(v[nr - 1].type, KETW_SECTION_END);
+	ASSERT_EQ(ketw_input_open_mem(img, len, &in, err, sizeof(err)), 0);
+	CHECK_EQ(ketw_input_truncated(in), 0);
+	CHECK_EQ(ketw_input_nr_sections(in), 10);
+	CHECK_EQ(ketw_input_nr_records(in), 3 + 4 + 5 + 6);
+	while (ketw_input_next(in, &rec) > 0) {
+		/* Each CPU's records in sequence order, across sections. */
+		CHECK_EQ(rec.hdr->sequence, last[rec.cpu]);
+		last[rec.cpu]++;
+		n++;
+	}
+	CHECK_EQ(n, 18);
+	CHECK_EQ(ketw_input_cpu_gaps(in, 0) + ketw_input_cpu_gaps(in, 1), 0);
+	ketw_input_close(in);
+	free(img);
+}
+
+/* A CPU's buffer that fills goes out as a section of its own. */
+TEST(file_writer_flat_memory)
+{
+	const char *path = test_path("big.ketw");
+	_Alignas(8) unsigned char rec[4096 + 64];
+	struct ketw_output_info info;
+	struct ketw_output *out;
+	struct ketw_input *in;
+	uint64_t i, nr = 4 * KETW_OUTPUT_CPU_BUFFER / sizeof(rec) + 3;
+	size_t span = 0;
+	char err[256];
+
+	test_info(&info, 1);
+	ASSERT_EQ(ketw_output_create(path, &info, &out), 0);
+	for (i = 0; i < nr; i++) {
+		span = test_record(rec, 0, i, 10 + i, 0, 1, NULL, 4096);
+		ASSERT_EQ(ketw_output_add_record(out, 0, rec, span), 0);
+	}
+	/* Whole sections went out while records came, not one at the end. */
+	CHECK(ketw_output_sections(out) >= 4);
+	CHECK(ketw_output_size(out) >= 4 * (uint64_t)KETW_OUTPUT_CPU_BUFFER -
+				       4 * span);
+	CHECK_EQ(ketw_output_add_record(out, 1, rec, span), -EINVAL);
+	CHECK_EQ(ketw_output_add_record(out, 0, rec, 12), -EINVAL);
+	ASSERT_EQ(ketw_output_close(out), 0);
+	ASSERT_EQ(ketw_input_open(path, &in, err, sizeof(err)), 0);
+	CHECK_EQ(ketw_input_nr_records(in), nr);
+	CHECK_EQ(ketw_input_cpu_gaps(in, 0), 0);
+	ketw_input_close(in);
+}
+
+/*
+ * KETW_INPUT_PARTIAL: a file cut at every byte reads up to its last
+ * complete section (the records of the sections before the cut, in
+ * order) and says where it was cut; cut inside the header, it is a
+ * clear error. Never a crash (ASan in make memcheck and the fuzzer).
+ */
+TEST(file_partial_every_length)
+{
+	struct ketw_input *in;
+	struct ketw_record rec;
+	struct sect v[32];
+	unsigned char *img;
+	uint64_t want_recs, want_secs, got, last[2];
+	unsigned int nr, i;
+	bool complete;
+	char err[256];
+	size_t len, cut;
+	int ret;
+
+	img = stream_image(&len);
+	ASSERT(img != NULL);
+	nr = walk_sections(img, len, v, 32);
+	ASSERT_EQ(nr, 10);
+	for (cut = 0; cut <= len; cut++) {
+		err[0] = '\0';
+		in = NULL;
+		ret = ketw_input_open_mem_flags(img, cut, KETW_INPUT_PARTIAL,
+						&in, err, sizeof(err));
+		if (cut < KETW_FILE_HEADER_SIZE_V1) {
+			if (!CHECK_EQ(ret, -EBADMSG) ||
+			    !CHECK(strstr(err, "truncated") ||
+				   strstr(err, "not a ketw trace file"))) {
+				printf("    at %zu bytes: %s\n", cut, err);
+				ketw_input_close(in);
+				break;
+			}
+			continue;
+		}
+		if (!CHECK_EQ(ret, 0)) {
+			printf("    at %zu bytes: %s\n", cut, err);
+			break;
+		}
+		want_recs = want_secs = 0;
+		complete = false;
+		for (i = 0; i < nr && v[i].end <= cut; i++) {
+			want_recs += v[i].records;
+			want_secs++;
+			complete = v[i].type == KETW_SECTION_END;
+		}
+		CHECK_EQ(ketw_input_truncated(in), complete ? 0 : cut);
+		CHECK_EQ(ketw_input_nr_sections(in), want_secs);
+		CHECK_EQ(ketw_input_nr_records(in), want_recs);
+		CHECK_EQ(ketw_input_read_bytes(in),
+			 want_secs ? v[want_secs - 1].end :
+				     KETW_FILE_HEADER_SIZE_V1);
+		got = 0;
+		last[0] = last[1] = 0;
+		while (ketw_input_next(in, &rec) > 0) {
+			CHECK_EQ(rec.hdr->sequence, last[rec.cpu]);
+			last[rec.cpu]++;
+			got++;
+		}
+		CHECK_EQ(got, want_recs);
+		/* The counters only when their section came whole. */
+		CHECK_EQ(ketw_input_cpu_stats(in, 0) != NULL,
+			 want_secs >= nr - 1);
+		ketw_input_close(in);
+	}
+	/* The strict reader still refuses what is cut. */
+	CHECK_EQ(ketw_input_open_mem(img, len - 1, &in, err, sizeof(err)),
+		 -EBADMSG);
+	CHECK_EQ(ketw_input_open_mem_flags(img, len, 0x2, &in, err,
+					   sizeof(err)), -EINVAL);
+	/* From a file on disk, as report opens it. */
+	ASSERT_EQ(test_spit(test_path("cut.ketw"), img, v[3].end + 5), 0);
+	ASSERT_EQ(ketw_input_open_flags(test_path("cut.ketw"),
+					KETW_INPUT_PARTIAL, &in, err,
+					sizeof(err)), 0);
+	CHECK_EQ(ketw_input_truncated(in), v[3].end + 5);
+	CHECK_EQ(ketw_input_nr_sections(in), 4);
+	ketw_input_close(in);
+	free(img);
+}
+
 /* Offsets in the sample image. */
 #define HDR		KETW_FILE_HEADER_SIZE_V1
 #define SEC0		HDR				/* cpu 0 records */

@@ -69,6 +69,46 @@ void test_info(struct ketw_output_info *info, unsigned int nr_cpus)
 	strcpy(info->machine, "x86_64");
 }
 
+int test_write_stream(const char *path)
+{
+	struct ketw_output_info info;
+	struct ketw_cpu_stats st[2];
+	struct ketw_output *out;
+	_Alignas(8) unsigned char rec[256];
+	uint64_t seq[2] = { 0, 0 }, ts = 1000;
+	unsigned int round, i, cpu;
+	size_t span;
+	int err;
+
+	test_info(&info, 2);
+	memset(st, 0, sizeof(st));
+	for (cpu = 0; cpu < 2; cpu++) {
+		st[cpu].cpu = cpu;
+		st[cpu].written = 10 + cpu;
+		st[cpu].overwritten = 30 + cpu;
+	}
+	err = ketw_output_create(path, &info, &out);
+	if (err)
+		return err;
+	for (round = 0; !err && round < 4; round++) {
+		for (i = 0; !err && i < 3 + round; i++) {
+			cpu = (i + round) & 1;
+			span = test_record(rec, cpu, seq[cpu]++, ts += 10, 0, 1,
+					   NULL, (i * 7) % 40);
+			err = ketw_output_add_record(out, cpu, rec, span);
+		}
+		if (!err)
+			err = ketw_output_flush(out);
+	}
+	if (!err)
+		err = ketw_output_add_stats(out, st, NULL, 2);
+	if (err) {
+		ketw_output_abort(out, path);
+		return err;
+	}
+	return ketw_output_close(out);
+}
+
 void *test_slurp(const char *path, size_t *len)
 {
 	struct stat st;

@@ -906,9 +906,18 @@ struct ketw_session_attr {
  * Session flags. By default START is followed by a rundown (PROVIDER,
  * EVENT_DESC and TASK records, type DC_START); NO_RUNDOWN leaves it out,
  * for small flight-recorder buffers. KETW_IOC_RUNDOWN logs one anyway.
+ *
+ * OWNED (KETW_IOC_CREATE on /dev/ketw only): the session is owned by the
+ * open file that created it, and is stopped and destroyed when that file
+ * is released (its last descriptor closed: dup() and fork() copies keep
+ * it), whoever else is attached: their read() then drains what is left
+ * and returns 0. A file owns at most one session: CREATE with OWNED on a
+ * file that owns one not yet destroyed fails with EBUSY. A recorder that
+ * dies leaves no session behind (Documentation/ketw-lifetimes.rst).
  */
 #define KETW_SESSION_NO_RUNDOWN	_BITUL(0)
-#define KETW_SESSION_FLAGS	KETW_SESSION_NO_RUNDOWN
+#define KETW_SESSION_OWNED	_BITUL(1)
+#define KETW_SESSION_FLAGS	(KETW_SESSION_NO_RUNDOWN | KETW_SESSION_OWNED)
 
 /* Session states (POSIX stream status). */
 #define KETW_STATE_CREATED	0  /* never started */

@@ -94,6 +94,7 @@ static struct {
 	int open;
 	unsigned int cursor;		/* read(): the CPU to start from */
 	char session[KETW_NAME_MAX];
+	char owned[KETW_NAME_MAX];	/* KETW_SESSION_OWNED: made here */
 } fake_fds[FAKE_FDS];
 
 static int (*real_open)(const char *, int, ...);
@@ -623,6 +624,8 @@ static int fake_create(struct fake_session *ss, int fd,
 	fake_ring_unmap(&r);
 	memcpy(fake_fds[fd].session, a->name, KETW_NAME_MAX);
 	fake_fds[fd].cursor = 0;
+	if (a->flags & KETW_SESSION_OWNED)
+		memcpy(fake_fds[fd].owned, a->name, KETW_NAME_MAX);
 	return 0;
 }
 
@@ -1195,6 +1198,7 @@ static int fake_open(const char *path, int flags, mode_t mode)
 		fake_fds[fd].open = 1;
 		fake_fds[fd].cursor = 0;
 		fake_fds[fd].session[0] = '\0';
+		fake_fds[fd].owned[0] = '\0';
 	}
 	return fd;
 }
@@ -1215,10 +1219,27 @@ int open(const char *path, int flags, ...)
 int open64(const char *path, int flags, ...)
 	__attribute__((alias("open")));
 
+/*
+ * The session an fd owns goes with it (on close() only: the fake does not
+ * see a process die, nor dup()).
+ */
 int close(int fd)
 {
+	struct fake_session ss[FAKE_SESSIONS], *s;
+	char path[512];
+
 	fake_init();
-	if (fake_fd(fd))
+	if (fake_fd(fd)) {
 		fake_fds[fd].open = 0;
+		if (fake_fds[fd].owned[0] && !fake_load(ss)) {
+			s = fake_find(ss, fake_fds[fd].owned);
+			if (s) {
+				s->used = 0;
+				fake_ring_path(s, path, sizeof(path));
+				unlink(path);
+				fake_save(ss);
+			}
+		}
+	}
 	return real_close(fd);
 }
