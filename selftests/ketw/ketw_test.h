@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -96,6 +97,53 @@ static inline int text_lines_with(const char *text, const char *needle)
 			n++;
 		line = *nl ? nl + 1 : nl;
 	}
+	return n;
+}
+
+/* Run a shell command; its output goes to *out (malloc'ed). Its exit code. */
+static inline int run_cmd(const char *cmd, char **out)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf = malloc(cap), *p;
+	FILE *f;
+	int st;
+
+	if (!buf)
+		return -1;
+	f = popen(cmd, "r");
+	if (!f) {
+		free(buf);
+		return -1;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			cap *= 2;
+			p = realloc(buf, cap);
+			if (!p) {
+				free(buf);
+				pclose(f);
+				return -1;
+			}
+			buf = p;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		if (!n)
+			break;
+		len += n;
+	}
+	buf[len] = 0;
+	st = pclose(f);
+	*out = buf;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* How many times @needle occurs in @hay. */
+static inline int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay += strlen(needle))
+		n++;
 	return n;
 }
 

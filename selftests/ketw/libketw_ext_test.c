@@ -143,38 +143,6 @@ static int ksym(uint64_t addr, char *name, size_t len)
 	return 0;
 }
 
-static int run(const char *cmd, char **out)
-{
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap);
-	FILE *f;
-	int st;
-
-	if (!buf)
-		return -1;
-	f = popen(cmd, "r");
-	if (!f) {
-		free(buf);
-		return -1;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				return -1;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		if (!n)
-			break;
-		len += n;
-	}
-	buf[len] = 0;
-	st = pclose(f);
-	*out = buf;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* The line of @text that starts (after blanks) with @prefix, or NULL. */
 static char *line_with(char *text, const char *prefix, const char *needle)
 {
@@ -353,7 +321,7 @@ TEST_F(ext, kernel_stack_and_prog_addr_symbolised)
 	ASSERT_EQ(0, sample_emit(2));
 	ASSERT_EQ(0, ketw_ref(self->fd[0], KETW_IOC_STOP, S1));
 	/* Through the tool first (extract consumes the records). */
-	ASSERT_EQ(0, run(TOOL " extract -s " S1 " -o /tmp/ext_test1.ketw 2>&1 && "
+	ASSERT_EQ(0, run_cmd(TOOL " extract -s " S1 " -o /tmp/ext_test1.ketw 2>&1 && "
 			 TOOL " report /tmp/ext_test1.ketw 2>&1", &self->out))
 		TH_LOG("%s", self->out);
 	line = line_with(self->out, "    stack: 0x", NULL);
@@ -368,7 +336,7 @@ TEST_F(ext, kernel_stack_and_prog_addr_symbolised)
 	EXPECT_NE(NULL, strstr(self->out, "MODULE module=ketw_sample base=0x"));
 	free(self->out);
 	self->out = NULL;
-	ASSERT_EQ(0, run(TOOL " report --json /tmp/ext_test1.ketw 2>&1",
+	ASSERT_EQ(0, run_cmd(TOOL " report --json /tmp/ext_test1.ketw 2>&1",
 			 &self->out));
 	EXPECT_NE(NULL, strstr(self->out, "\"sym\":\"sample_emit_one+0x"));
 	unlink("/tmp/ext_test1.ketw");
@@ -686,7 +654,7 @@ TEST_F(ext, activity_followed_across_threads)
 	ASSERT_EQ(1, ketw_write_activity(&uprov, &uev, act_z, NULL, &v,
 					 sizeof(v)));
 	ASSERT_EQ(0, ketw_ref(self->fd[0], KETW_IOC_STOP, S1));
-	ASSERT_EQ(0, run(TOOL " extract -s " S1 " -o /tmp/ext_act.ketw 2>&1 && "
+	ASSERT_EQ(0, run_cmd(TOOL " extract -s " S1 " -o /tmp/ext_act.ketw 2>&1 && "
 			 TOOL " report -R --no-system --activity aa010203-0405-0607-0809-0a0b0c0d0e0f /tmp/ext_act.ketw 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 	unlink("/tmp/ext_act.ketw");
@@ -721,7 +689,7 @@ TEST_F(ext, ketwfs_providers_items)
 			       KETW_SAMPLE_NAME " level=5 items=stack,progaddr"));
 	EXPECT_NE(0, write_str(KFS "/sessions/" S1 "/providers",
 			       KETW_SAMPLE_NAME " items=stak"));
-	ASSERT_EQ(0, run("cat " KFS "/sessions/" S1 "/providers", &text));
+	ASSERT_EQ(0, run_cmd("cat " KFS "/sessions/" S1 "/providers", &text));
 	EXPECT_EQ(1, text_lines_with(text, KETW_SAMPLE_NAME
 		" level=5 match_any=0x0 match_all=0x0 items=stack,progaddr"))
 		TH_LOG("%s", text);
@@ -729,7 +697,7 @@ TEST_F(ext, ketwfs_providers_items)
 	ASSERT_EQ(0, ketw_ref(self->fd[0], KETW_IOC_START, S1));
 	ASSERT_EQ(0, sample_emit(1));
 	ASSERT_EQ(0, ketw_ref(self->fd[0], KETW_IOC_STOP, S1));
-	ASSERT_EQ(0, run("cat " KFS "/sessions/" S1 "/trace", &text));
+	ASSERT_EQ(0, run_cmd("cat " KFS "/sessions/" S1 "/trace", &text));
 	EXPECT_EQ(1, text_lines_with(text, " progaddr=0x")) TH_LOG("%s", text);
 	EXPECT_EQ(1, text_lines_with(text, " stack=0x")) TH_LOG("%s", text);
 	EXPECT_EQ(1, text_lines_with(text, "flags=0x100 stack=0x"));

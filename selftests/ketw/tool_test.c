@@ -20,50 +20,6 @@ static const char template_text[] =
 	"1 L=KERN \"tick\" \"index=\" U4 \" magic=\" X4 \" value=\" U8\n"
 	"2 L=APPL \"warn\" \"index=\" U4 \" code=\" U4 \" text=\" A0\n";
 
-/* Run a shell command; its stdout and stderr go to *out (malloc'ed). */
-static int run(const char *cmd, char **out)
-{
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	FILE *f;
-	int st;
-
-	if (!buf)
-		return -1;
-	f = popen(cmd, "r");
-	if (!f) {
-		free(buf);
-		return -1;
-	}
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				return -1;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		if (!n)
-			break;
-		len += n;
-	}
-	buf[len] = 0;
-	st = pclose(f);
-	*out = buf;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (; (hay = strstr(hay, needle)); hay += strlen(needle))
-		n++;
-	return n;
-}
-
 static int cpu_stats_of(const char *name)
 {
 	struct ketw_cpu_stats st;
@@ -121,30 +77,30 @@ TEST_F_TIMEOUT(tool, record_then_report_with_template, 60)
 	ASSERT_EQ(0, WEXITSTATUS(st));
 	/* record removed its session. */
 	EXPECT_EQ(-ENOENT, cpu_stats_of(SESSION));
-	ASSERT_EQ(0, run(TOOL " report -R -t /tmp/sample.tmpl /tmp/tool.ketw 2>&1",
+	ASSERT_EQ(0, run_cmd(TOOL " report -R -t /tmp/sample.tmpl /tmp/tool.ketw 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 
 	/* tick i: value 3i + 1; warn i: code 5i, text "warning". */
 	for (i = 0; i < 3; i++) {
 		snprintf(line, sizeof(line),
 			 "tick index=%d magic=6b657477 value=%d\n", i, 3 * i + 1);
-		EXPECT_EQ(1, count(self->out, line))
+		EXPECT_EQ(1, count_of(self->out, line))
 			TH_LOG("'%s' not once in:\n%s", line, self->out);
 	}
 	for (i = 0; i < 2; i++) {
 		snprintf(line, sizeof(line),
 			 "warn index=%d code=%d text=warning\n", i, 5 * i);
-		EXPECT_EQ(1, count(self->out, line))
+		EXPECT_EQ(1, count_of(self->out, line))
 			TH_LOG("'%s' not once in:\n%s", line, self->out);
 	}
-	EXPECT_EQ(3, count(self->out, "tick index="));
-	EXPECT_EQ(2, count(self->out, "warn index="));
+	EXPECT_EQ(3, count_of(self->out, "tick index="));
+	EXPECT_EQ(2, count_of(self->out, "warn index="));
 	/*
 	 * Payload lines are indented by 4, plus the template's column:
 	 * L=KERN 8, L=APPL 0 (Documentation/ketw-templates.rst).
 	 */
-	EXPECT_EQ(3, count(self->out, "\n            tick index="));
-	EXPECT_EQ(2, count(self->out, "\n    warn index="));
+	EXPECT_EQ(3, count_of(self->out, "\n            tick index="));
+	EXPECT_EQ(2, count_of(self->out, "\n    warn index="));
 }
 
 /* The line of @text that holds @needle, copied to @buf; NULL if none. */
@@ -187,7 +143,7 @@ TEST_F_TIMEOUT(tool, report_shows_context, 60)
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(0, WEXITSTATUS(st));
 
-	ASSERT_EQ(0, run(TOOL " report --json -R /tmp/ctx.ketw 2>&1",
+	ASSERT_EQ(0, run_cmd(TOOL " report --json -R /tmp/ctx.ketw 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 	ASSERT_NE(NULL, line_with(self->out, "\"index\":1005,", line,
 				  sizeof(line))) TH_LOG("%s", self->out);
@@ -206,7 +162,7 @@ TEST_F_TIMEOUT(tool, report_shows_context, 60)
 	self->out = NULL;
 
 	/* Text: the record's line, just before its decoded fields. */
-	ASSERT_EQ(0, run(TOOL " report -R /tmp/ctx.ketw 2>&1", &self->out))
+	ASSERT_EQ(0, run_cmd(TOOL " report -R /tmp/ctx.ketw 2>&1", &self->out))
 		TH_LOG("%s", self->out);
 	p = strstr(self->out, "\n    index=1005 ");
 	ASSERT_NE(NULL, p) TH_LOG("%s", self->out);
@@ -233,37 +189,37 @@ TEST_F_TIMEOUT(tool, report_shows_context, 60)
  */
 TEST_F_TIMEOUT(tool, log_as_user_provider, 60)
 {
-	ASSERT_EQ(0, run(TOOL " start -s " SESSION " -p user.tool-log:warning 2>&1",
+	ASSERT_EQ(0, run_cmd(TOOL " start -s " SESSION " -p user.tool-log:warning 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 	free(self->out);
 	/* Above the session's level: no system call, nothing stored. */
-	ASSERT_EQ(0, run(TOOL " log -l info tool-log not taken 2>&1", &self->out))
+	ASSERT_EQ(0, run_cmd(TOOL " log -l info tool-log not taken 2>&1", &self->out))
 		TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "user.tool-log: 1 event, 0 stored"))
 		TH_LOG("%s", self->out);
 	free(self->out);
-	ASSERT_EQ(0, run("printf 'one\\ntwo words\\n' | " TOOL
+	ASSERT_EQ(0, run_cmd("printf 'one\\ntwo words\\n' | " TOOL
 			 " log -l warning -k 0x4 -i 5 -e line tool-log 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "user.tool-log: 2 events, 2 stored"))
 		TH_LOG("%s", self->out);
 	free(self->out);
-	ASSERT_EQ(0, run(TOOL " stop -s " SESSION " 2>&1 && " TOOL " extract -s "
+	ASSERT_EQ(0, run_cmd(TOOL " stop -s " SESSION " 2>&1 && " TOOL " extract -s "
 			 SESSION " -o /tmp/log.ketw 2>&1 && " TOOL
 			 " report /tmp/log.ketw 2>&1", &self->out))
 		TH_LOG("%s", self->out);
-	EXPECT_EQ(1, count(self->out, "EVENT_DESC user.tool-log id=5 line"))
+	EXPECT_EQ(1, count_of(self->out, "EVENT_DESC user.tool-log id=5 line"))
 		TH_LOG("%s", self->out);
-	EXPECT_EQ(2, count(self->out, "provider=user.tool-log type=INFO level=WARNING ver=0 id=5 event=line kw=0x4 "))
+	EXPECT_EQ(2, count_of(self->out, "provider=user.tool-log type=INFO level=WARNING ver=0 id=5 event=line kw=0x4 "))
 		TH_LOG("%s", self->out);
-	EXPECT_EQ(1, count(self->out, "    text=\"one\"\n"));
-	EXPECT_EQ(1, count(self->out, "    text=\"two words\"\n"));
-	EXPECT_EQ(0, count(self->out, "not taken"));
+	EXPECT_EQ(1, count_of(self->out, "    text=\"one\"\n"));
+	EXPECT_EQ(1, count_of(self->out, "    text=\"two words\"\n"));
+	EXPECT_EQ(0, count_of(self->out, "not taken"));
 	free(self->out);
 	/* Usage errors. */
-	EXPECT_EQ(2, run(TOOL " log 2>&1", &self->out));
+	EXPECT_EQ(2, run_cmd(TOOL " log 2>&1", &self->out));
 	free(self->out);
-	EXPECT_EQ(2, run(TOOL " log -e 'a b' x y 2>&1", &self->out));
+	EXPECT_EQ(2, run_cmd(TOOL " log -e 'a b' x y 2>&1", &self->out));
 }
 
 /* ---- ketw record as a process: memory, signals, SIGKILL ---------------- */
@@ -429,7 +385,7 @@ TEST_F_TIMEOUT(tool, record_memory_is_flat, 120)
 	/* Written as it went: on disk at 2 s already, much more at 20 s. */
 	EXPECT_LT(0, size1);
 	EXPECT_LT(size1 * 4, size2);
-	EXPECT_EQ(0, run(TOOL " report -H " REC_FILE " 2>&1", &self->out))
+	EXPECT_EQ(0, run_cmd(TOOL " report -H " REC_FILE " 2>&1", &self->out))
 		TH_LOG("%s", self->out);
 }
 
@@ -461,11 +417,11 @@ TEST_F_TIMEOUT(tool, record_killed_leaves_file_and_no_session, 60)
 			TH_LOG("round %d: session left behind", i);
 		free(self->out);
 		self->out = NULL;
-		EXPECT_EQ(3, run(TOOL " report -R " REC_FILE " 2>&1",
+		EXPECT_EQ(3, run_cmd(TOOL " report -R " REC_FILE " 2>&1",
 				 &self->out)) TH_LOG("%s", self->out);
 		EXPECT_NE(NULL, strstr(self->out, "truncated at byte "))
 			TH_LOG("%s", self->out);
-		EXPECT_EQ(5, count(self->out, " event=tick "))
+		EXPECT_EQ(5, count_of(self->out, " event=tick "))
 			TH_LOG("%s", self->out);
 	}
 	pid = record_spawn(detached, 0);
@@ -542,7 +498,7 @@ TEST_F_TIMEOUT(tool, record_stops_cleanly_on_signals, 400)
 			EXPECT_EQ(0, WEXITSTATUS(st));
 			free(self->out);
 			self->out = NULL;
-			EXPECT_EQ(0, run(TOOL " report -H " REC_FILE " 2>&1",
+			EXPECT_EQ(0, run_cmd(TOOL " report -H " REC_FILE " 2>&1",
 					 &self->out))
 				TH_LOG("signal %d, delay %d: %s", sigs[i],
 				       delays_us[j], self->out);
@@ -555,13 +511,13 @@ TEST_F_TIMEOUT(tool, record_stops_cleanly_on_signals, 400)
 /* Errors name the problem and use the documented exit codes. */
 TEST_F(tool, errors_and_exit_codes)
 {
-	EXPECT_EQ(1, run(TOOL " stop -s no_such_session 2>&1", &self->out));
+	EXPECT_EQ(1, run_cmd(TOOL " stop -s no_such_session 2>&1", &self->out));
 	EXPECT_NE(NULL, strstr(self->out, "no_such_session")) TH_LOG("%s", self->out);
 	free(self->out);
-	EXPECT_EQ(2, run(TOOL " start -b 12x 2>&1", &self->out));
+	EXPECT_EQ(2, run_cmd(TOOL " start -b 12x 2>&1", &self->out));
 	EXPECT_NE(NULL, strstr(self->out, "12x")) TH_LOG("%s", self->out);
 	free(self->out);
-	EXPECT_EQ(1, run(TOOL " report /tmp/does-not-exist.ketw 2>&1", &self->out));
+	EXPECT_EQ(1, run_cmd(TOOL " report /tmp/does-not-exist.ketw 2>&1", &self->out));
 }
 
 /* The line of @name in `ketw status`'s table, or NULL. */
@@ -597,7 +553,7 @@ TEST_F_TIMEOUT(tool, status_lists_all_sessions, 60)
 
 	for (i = 0; i < 3; i++)
 		ketw_cleanup(names[i]);
-	ASSERT_EQ(0, run(TOOL " start -s st_loop -b 8 -P loop -p ketw-sample 2>&1 && "
+	ASSERT_EQ(0, run_cmd(TOOL " start -s st_loop -b 8 -P loop -p ketw-sample 2>&1 && "
 			 TOOL " start -s st_flush -b 1024 -P flush -C local 2>&1 && "
 			 TOOL " stop -s st_flush 2>&1", &self->out))
 		TH_LOG("%s", self->out);
@@ -617,7 +573,7 @@ TEST_F_TIMEOUT(tool, status_lists_all_sessions, 60)
 		close(fd);
 	}
 	ASSERT_EQ(0, sample_emit(5));
-	ASSERT_EQ(0, run(TOOL " status 2>&1", &self->out)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, run_cmd(TOOL " status 2>&1", &self->out)) TH_LOG("%s", self->out);
 	EXPECT_EQ(self->out, strstr(self->out, "NAME ")) TH_LOG("%s", self->out);
 	for (i = 0; i < 3; i++) {
 		ASSERT_NE(NULL, table_line(self->out, names[i], line, sizeof(line)))
@@ -626,7 +582,7 @@ TEST_F_TIMEOUT(tool, status_lists_all_sessions, 60)
 		EXPECT_EQ(0, system(cmd)) TH_LOG("'%s' does not match '%s'", line, expect[i]);
 	}
 	free(self->out);
-	ASSERT_EQ(0, run(TOOL " status --json 2>&1", &self->out)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, run_cmd(TOOL " status --json 2>&1", &self->out)) TH_LOG("%s", self->out);
 	EXPECT_EQ('[', self->out[0]);
 	EXPECT_NE(NULL, strstr(self->out, "\"session\": \"st_full\", \"state\": \"created\", \"policy\": \"until-full\", \"clock\": \"boot\", \"buffer_kb\": 16"))
 		TH_LOG("%s", self->out);
@@ -639,31 +595,31 @@ TEST_F_TIMEOUT(tool, status_lists_all_sessions, 60)
 /* ketw reset --all asks once; no (or no answer) keeps them, yes removes all. */
 TEST_F_TIMEOUT(tool, reset_all_asks_once, 60)
 {
-	ASSERT_EQ(0, run(TOOL " start -s ra_one 2>&1 && " TOOL " start -s ra_two 2>&1",
+	ASSERT_EQ(0, run_cmd(TOOL " start -s ra_one 2>&1 && " TOOL " start -s ra_two 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 	free(self->out);
-	EXPECT_EQ(1, run("echo n | " TOOL " reset --all 2>&1", &self->out));
+	EXPECT_EQ(1, run_cmd("echo n | " TOOL " reset --all 2>&1", &self->out));
 	EXPECT_NE(NULL, strstr(self->out, "ra_one, ra_two")) TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "nothing removed")) TH_LOG("%s", self->out);
 	free(self->out);
-	EXPECT_EQ(1, run(TOOL " reset --all </dev/null 2>&1", &self->out));
+	EXPECT_EQ(1, run_cmd(TOOL " reset --all </dev/null 2>&1", &self->out));
 	EXPECT_EQ(0, cpu_stats_of("ra_one"));
 	EXPECT_EQ(0, cpu_stats_of("ra_two"));
 	free(self->out);
-	EXPECT_EQ(0, run("echo y | " TOOL " reset --all 2>&1", &self->out))
+	EXPECT_EQ(0, run_cmd("echo y | " TOOL " reset --all 2>&1", &self->out))
 		TH_LOG("%s", self->out);
-	EXPECT_EQ(1, count(self->out, "?")) TH_LOG("asked more than once: %s", self->out);
+	EXPECT_EQ(1, count_of(self->out, "?")) TH_LOG("asked more than once: %s", self->out);
 	EXPECT_EQ(-ENOENT, cpu_stats_of("ra_one"));
 	EXPECT_EQ(-ENOENT, cpu_stats_of("ra_two"));
 	free(self->out);
-	ASSERT_EQ(0, run(TOOL " status 2>&1", &self->out));
+	ASSERT_EQ(0, run_cmd(TOOL " status 2>&1", &self->out));
 	EXPECT_STREQ("no sessions\n", self->out);
 	free(self->out);
-	ASSERT_EQ(0, run(TOOL " start -s ra_three 2>&1 && " TOOL " reset --all -y 2>&1",
+	ASSERT_EQ(0, run_cmd(TOOL " start -s ra_three 2>&1 && " TOOL " reset --all -y 2>&1",
 			 &self->out)) TH_LOG("%s", self->out);
 	EXPECT_EQ(-ENOENT, cpu_stats_of("ra_three"));
 	free(self->out);
-	EXPECT_EQ(2, run(TOOL " reset --all -s x 2>&1", &self->out));
+	EXPECT_EQ(2, run_cmd(TOOL " reset --all -s x 2>&1", &self->out));
 }
 
 TEST_HARNESS_MAIN

@@ -886,47 +886,6 @@ TEST_F_TIMEOUT(stress, fires_once_from_hardirq_and_nmi, 90)
 }
 
 /* ketw record --trigger: one file per fire, records before and after. */
-static int run(const char *cmd, char **out)
-{
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = malloc(cap);
-	FILE *f;
-	int st;
-
-	if (!buf)
-		return -1;
-	f = popen(cmd, "r");
-	if (!f) {
-		free(buf);
-		return -1;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				return -1;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		if (!n)
-			break;
-		len += n;
-	}
-	buf[len] = 0;
-	st = pclose(f);
-	*out = buf;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int count(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	for (; (hay = strstr(hay, needle)); hay += strlen(needle))
-		n++;
-	return n;
-}
-
 FIXTURE(tool) {
 	int unused;
 };
@@ -974,24 +933,24 @@ TEST_F_TIMEOUT(tool, record_trigger_writes_numbered_files, 90)
 	EXPECT_NE(0, stat(files[2], &sb));
 	for (i = 0; i < 2; i++) {
 		snprintf(line, sizeof(line), TOOL " report %s 2>&1", files[i]);
-		ASSERT_EQ(0, run(line, &out)) TH_LOG("%s", out);
+		ASSERT_EQ(0, run_cmd(line, &out)) TH_LOG("%s", out);
 		/* File i holds rounds 0..i: records before and after each. */
-		EXPECT_EQ(i + 1, count(out, " id=TRIGGER ")) TH_LOG("%s", out);
-		EXPECT_EQ(i + 1, count(out, "fired (")) TH_LOG("%s", out);
-		EXPECT_EQ(1, count(out, i ? "fired (2 times" : "fired (1 times"))
+		EXPECT_EQ(i + 1, count_of(out, " id=TRIGGER ")) TH_LOG("%s", out);
+		EXPECT_EQ(i + 1, count_of(out, "fired (")) TH_LOG("%s", out);
+		EXPECT_EQ(1, count_of(out, i ? "fired (2 times" : "fired (1 times"))
 			TH_LOG("%s", out);
-		EXPECT_EQ(7 * (i + 1), count(out, " event=tick ")) TH_LOG("%s", out);
-		EXPECT_EQ(2 * (i + 1), count(out, " event=warn ")) TH_LOG("%s", out);
+		EXPECT_EQ(7 * (i + 1), count_of(out, " event=tick ")) TH_LOG("%s", out);
+		EXPECT_EQ(2 * (i + 1), count_of(out, " event=warn ")) TH_LOG("%s", out);
 		free(out);
 		out = NULL;
 		/* --json decodes the TRIGGER payload. */
 		snprintf(line, sizeof(line), TOOL " report --json %s 2>&1",
 			 files[i]);
-		ASSERT_EQ(0, run(line, &out)) TH_LOG("%s", out);
-		EXPECT_EQ(i + 1, count(out, "\"trigger\":{\"id\":1,")) TH_LOG("%s", out);
-		EXPECT_EQ(i + 1, count(out, "\"provider\":\"ketw-sample\",\"event_id\":2,"))
+		ASSERT_EQ(0, run_cmd(line, &out)) TH_LOG("%s", out);
+		EXPECT_EQ(i + 1, count_of(out, "\"trigger\":{\"id\":1,")) TH_LOG("%s", out);
+		EXPECT_EQ(i + 1, count_of(out, "\"provider\":\"ketw-sample\",\"event_id\":2,"))
 			TH_LOG("%s", out);
-		EXPECT_EQ(1, count(out, "\"fired\":1,\"suppressed\":0,\"action\":\"snapshot\"}"))
+		EXPECT_EQ(1, count_of(out, "\"fired\":1,\"suppressed\":0,\"action\":\"snapshot\"}"))
 			TH_LOG("%s", out);
 		free(out);
 		out = NULL;
