@@ -98,13 +98,13 @@ expect "install: usr/local/src/ketw -> ketw-$version" "ketw-$version" \
 expect "install: depmod -b ROOT: modules.dep has ketw" "updates/ketw.ko:" \
 	"$(cat "$root/$mods/modules.dep")"
 
-# Module.symvers: ketw's four exports, with the build's CRCs.
+# Module.symvers: ketw's six exports, with the build's CRCs.
 cp "$root/$src/$KVER/Module.symvers" "$root.symvers"
 want=$(awk -F'\t' '$3 ~ /module\/ketw$/ { print $1, $2 }' "$top/Module.symvers" | sort)
 got=$(awk -F'\t' '$3 == "ketw" { print $1, $2 }' "$root/$src/$KVER/Module.symvers" | sort)
 expect "Module.symvers: ketw's exports and CRCs, module \"ketw\"" "$want" "$got"
-expect "Module.symvers: the four exports" \
-	"__ketw_write ketw_clock_mono_ns ketw_provider_register ketw_provider_unregister" \
+expect "Module.symvers: the six exports" \
+	"__ketw_write __ketw_write_activity __ketw_write_noctx ketw_clock_mono_ns ketw_provider_register ketw_provider_unregister" \
 	"$(cut -f2 "$root/$src/$KVER/Module.symvers" | sort | xargs)"
 
 check "the installed uapi header compiles in user space (-I PREFIX/include)" \
@@ -199,7 +199,7 @@ expect "ketw_oot.ko depends on ketw" "ketw" "$(modinfo -F depends "$ko" 2>&1)"
 expect "ketw_oot.ko is for $KVER" "$KVER" "$(modinfo -F vermagic "$ko" 2>&1 | cut -d' ' -f1)"
 # Its symbol versions are ketw's: modprobe would refuse it otherwise.
 want=$(cut -f1,2 --output-delimiter=' ' "$root/$src/$KVER/Module.symvers" |
-	grep -v ketw_clock_mono_ns | sort)
+	grep -v -e ketw_clock_mono_ns -e __ketw_write_activity -e __ketw_write_noctx | sort)
 got=$(modversions "$ko" | grep ketw | sort)
 expect "ketw_oot.ko's __versions: ketw's CRCs from the staged Module.symvers" "$want" "$got"
 # Nothing of the tree went into it: every header is the kernel's or ROOT's.

@@ -414,6 +414,45 @@ TEST_F(ext, items_in_hardirq)
 	EXPECT_EQ(20, n);
 }
 
+/*
+ * From NMI (the sample's emit_ctx=nmi: an NMI IPI to its own CPU): the
+ * kernel stack and the program address, and nothing a task would give;
+ * the stack runs through the sample's NMI handler.
+ */
+TEST_F(ext, items_in_nmi)
+{
+	const struct ketw_event_header *h;
+	char sym[256];
+	struct items it;
+	size_t off = 0;
+	int bad = 0, n = 0, found = 0, i, k;
+
+	ASSERT_EQ(0, create(self->fd[0], S1, 0));
+	ASSERT_EQ(0, enable_items(self->fd[0], S1, KETW_SAMPLE_NAME,
+				  KETW_EXT_ALL));
+	ASSERT_EQ(0, ketw_ref(self->fd[0], KETW_IOC_START, S1));
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), "nmi"));
+	ASSERT_EQ(0, stop_drain(self->fd[0], S1, &self->d[0]));
+	while ((h = next_record(&self->d[0], &off, &bad))) {
+		if (!is_sample(h) || KETW_RECORD_CTX(h->flags) != KETW_CTX_NMI)
+			continue;
+		parse_items(h, &it);
+		EXPECT_EQ(0, it.bad);
+		EXPECT_EQ(BIT(KSTACK) | BIT(PROG_ADDR), it.mask);
+		EXPECT_EQ(it.prog_addr, it.kstack[0]);
+		ASSERT_LE(2, it.nk);
+		for (k = 0; k < 4 && k < (int)it.nk && !found; k++)
+			if (!ksym(it.kstack[k], sym, sizeof(sym)) &&
+			    !strcmp(sym, "sample_ctx_nmi"))
+				found = 1;
+		n++;
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(5, n);
+	EXPECT_EQ(1, found) TH_LOG("sample_ctx_nmi not among the first frames");
+}
+
 /* ---- user providers -------------------------------------------------- */
 
 static int uprov_session(int fd, const char *name, uint32_t items)
