@@ -208,7 +208,7 @@ static int trigger_write(int fd, const char *name, const char *path,
 int cli_record_triggered(struct cli_start *s, const char *path,
 			 uint64_t seconds)
 {
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup;
 	struct ketw_session_status st;
 	unsigned int written = 0, seen = 0;
 	uint64_t deadline = 0, now;
@@ -240,6 +240,7 @@ int cli_record_triggered(struct cli_start *s, const char *path,
 	trigger_stop = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
 	if (seconds)
 		deadline = trigger_now_ms() + seconds * 1000;
 
@@ -280,9 +281,13 @@ int cli_record_triggered(struct cli_start *s, const char *path,
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
 	printf("session %s: %u snapshot%s written\n", s->name, written,
 	       written == 1 ? "" : "s");
+	/* An owned session (record without --detach) goes with this file. */
 	close(fd);
+	if (s->flags & KETW_SESSION_OWNED)
+		return ret;
 	/* Destroy from a file not attached to it. */
 	fd = cli_open_device(0);
 	if (fd >= 0) {
