@@ -279,7 +279,23 @@ static int sweep_at_load(struct __test_metadata *_metadata,
  * before the fix, mono_clock= and buffer_used_kb= oopsed (no setter),
  * and a 3000-digit value's line did not name the parameter.
  */
-TEST(ketw_params_at_load)
+/*
+ * Each case loads modules tens of times: a KASAN kernel under TCG takes
+ * about half a second a load, past the harness's default 30 s.
+ */
+FIXTURE(params) {
+	int unused;
+};
+
+FIXTURE_SETUP(params)
+{
+}
+
+FIXTURE_TEARDOWN(params)
+{
+}
+
+TEST_F_TIMEOUT(params, ketw_params_at_load, 300)
 {
 	struct param p[PARAMS_MAX];
 	char lst[256];
@@ -311,7 +327,7 @@ TEST(ketw_params_at_load)
  * EINVAL, ERANGE or ENOSPC, or taken with a sane meaning; each is put
  * back as it was after.
  */
-TEST(ketw_params_through_sysfs)
+TEST_F_TIMEOUT(params, ketw_params_through_sysfs, 300)
 {
 	char orig[1100], got[1100], why[160], path[256];
 	struct param p[PARAMS_MAX];
@@ -375,7 +391,7 @@ TEST(ketw_params_through_sysfs)
  * line, which quotes the value first and is cut at 1 KiB. Their reports
  * (emitted, stored, ...) had no setter and oopsed.
  */
-TEST(provider_params_at_load)
+TEST_F_TIMEOUT(params, provider_params_at_load, 300)
 {
 	const char *vals[NR_VALUES];
 	struct param p[PARAMS_MAX];
