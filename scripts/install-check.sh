@@ -72,6 +72,7 @@ $mods/updates/ketw.ko
 usr/local/bin/ketw
 usr/local/include/ketw_file.h
 usr/local/include/ketw_provider.h
+usr/local/include/ketw_stream.h
 usr/local/include/libketw.h
 usr/local/include/linux/ketw.h
 usr/local/lib/libketw.a

@@ -68,7 +68,7 @@ shared_files() {
 	echo "0755 $top/tools/lib/$solib $LIBDIR/$solib"
 	echo "0644 $top/tools/lib/libketw.a $LIBDIR/libketw.a"
 	echo "0644 @pc $LIBDIR/pkgconfig/ketw.pc"
-	for h in libketw.h ketw_file.h ketw_provider.h; do
+	for h in libketw.h ketw_file.h ketw_stream.h ketw_provider.h; do
 		echo "0644 $top/tools/lib/$h $incdir/$h"
 	done
 }

@@ -8,6 +8,8 @@
  *                            byte order
  *   corpus/template_parse/   template files: each construct, a whole file
  *   corpus/template_eval/    template text, a NUL, a payload
+ *   corpus/frame_decoder/    a piece size, then stream frames: clean, with
+ *                            junk, stuffed bytes, damage and a cut
  *
  *   gen_corpus DIR
  */
@@ -480,6 +482,71 @@ static void templates(void)
 	     NULL, 0);
 }
 
+/* ---- stream frames ---- */
+
+static unsigned char fwire[1 << 16];
+static size_t fwire_len;
+
+static void frame(struct ketw_frame_encoder *enc, unsigned int type,
+		  const void *data, size_t len)
+{
+	ssize_t n = ketw_frame_encode(enc, type, data, len, fwire + fwire_len,
+				      sizeof(fwire) - fwire_len);
+
+	if (n < 0)
+		die("frame", (int)n);
+	fwire_len += n;
+}
+
+static void frames(void)
+{
+	static const unsigned char stuffed[] = { 0x7e, 0x7d, 0x7e, 0x00, 0x7d };
+	struct ketw_stream_end end = { .records = 126 };
+	struct ketw_frame_encoder enc;
+	unsigned char piece;
+
+	/* Pieces of 0 (all at once), 1 and 7 bytes. */
+	for (piece = 0; piece < 8; piece += piece ? 6 : 1) {
+		char name[32];
+
+		fwire_len = 0;
+		ketw_frame_encoder_init(&enc, 0x7d);
+		fwire[fwire_len++] = piece;
+		memcpy(fwire + fwire_len, "junk", 4);
+		fwire_len += 4;
+		frame(&enc, KETW_FRAME_PREAMBLE, recs[0], 304);
+		frame(&enc, KETW_FRAME_RECORD, recs[0], 64);
+		frame(&enc, KETW_FRAME_RECORD, stuffed, sizeof(stuffed));
+		frame(&enc, KETW_FRAME_STATUS, recs[1], 200);
+		frame(&enc, KETW_FRAME_END, &end, sizeof(end));
+		snprintf(name, sizeof(name), "clean%u.bin", piece);
+		spit("frame_decoder", name, fwire, fwire_len, NULL, 0);
+	}
+
+	/* Damage: a flipped bit, an abort, a duplicate, then a cut frame. */
+	fwire_len = 0;
+	fwire[fwire_len++] = 3;
+	ketw_frame_encoder_init(&enc, 0);
+	frame(&enc, KETW_FRAME_RECORD, stuffed, sizeof(stuffed));
+	fwire[fwire_len - 3] ^= 0x10;
+	frame(&enc, KETW_FRAME_RECORD, recs[1], 100);
+	fwire[fwire_len++] = 0x7d;
+	fwire[fwire_len++] = 0x7e;
+	ketw_frame_encoder_init(&enc, 1);
+	frame(&enc, KETW_FRAME_RECORD, recs[1], 100);
+	frame(&enc, KETW_FRAME_RECORD, recs[1], 40);
+	fwire_len -= 10;
+	spit("frame_decoder", "damaged.bin", fwire, fwire_len, NULL, 0);
+
+	/* The oversize path: a small buffer (0x80), a frame too long for it. */
+	fwire_len = 0;
+	fwire[fwire_len++] = 0x80;
+	ketw_frame_encoder_init(&enc, 0);
+	frame(&enc, KETW_FRAME_RECORD, recs[0], 128);
+	frame(&enc, KETW_FRAME_RECORD, recs[0], 16);
+	spit("frame_decoder", "oversize.bin", fwire, fwire_len, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -490,5 +557,6 @@ int main(int argc, char **argv)
 	mkdir(dir, 0755);
 	traces();
 	templates();
+	frames();
 	return 0;
 }

@@ -13,6 +13,7 @@
  *   records in a buffer     ketw_record_iter_*()
  *   writing a .ketw file    ketw_output_*()
  *   reading a .ketw file    ketw_input_*()
+ *   stream frames           ketw_crc32c(), ketw_frame_*()
  *   text                    ketw_*_name(), ketw_guid_format(),
  *                           ketw_record_format(), ketw_hexdump()
  *   decoding by the rundown ketw_registry_*(), ketw_payload_format(),
@@ -34,6 +35,7 @@
 
 #include <linux/ketw.h>
 #include "ketw_file.h"
+#include "ketw_stream.h"
 #include "ketw_provider.h"
 
 /* ---- device and session control ---------------------------------- */
@@ -528,6 +530,105 @@ int ketw_output_add_stats(struct ketw_output *out,
 int ketw_output_close(struct ketw_output *out);
 /* Close without END and remove the file (for error paths). */
 void ketw_output_abort(struct ketw_output *out, const char *path);
+
+/* ---- stream frames (ketw_stream.h) --------------------------------- */
+
+/*
+ * CRC-32C of @len bytes after a previous result @crc (0 to begin):
+ * ketw_crc32c(0, "123456789", 9) is 0xe3069283. The hardware's
+ * instruction where the CPU has one; _portable() never uses it.
+ */
+uint32_t ketw_crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t ketw_crc32c_portable(uint32_t crc, const void *buf, size_t len);
+
+/* Bytes a frame of @len data bytes takes on the wire at most. */
+#define KETW_FRAME_WIRE_MAX(len) \
+	(2 * (KETW_FRAME_OVERHEAD + (size_t)(len)) + 2)
+/* Bytes a decoder's buffer needs: a frame's largest unstuffed form. */
+#define KETW_FRAME_BUF_SIZE	(KETW_FRAME_OVERHEAD + KETW_FRAME_MAX_DATA)
+
+/*
+ * The encoder numbers frames (+1 each, from @first_seq, wrapping at
+ * 2^32) and opens its first frame, and the first after
+ * ketw_frame_encoder_restart() (a new connection), with a flag.
+ */
+struct ketw_frame_encoder {
+	uint32_t seq;		/* of the next frame */
+	bool open;		/* a flag went out: the next frame needs none */
+	uint64_t frames;	/* frames encoded */
+	uint64_t bytes;		/* their bytes on the wire */
+};
+
+void ketw_frame_encoder_init(struct ketw_frame_encoder *enc,
+			     uint32_t first_seq);
+void ketw_frame_encoder_restart(struct ketw_frame_encoder *enc);
+/*
+ * Encode a frame of @type with @len bytes of @data into @out, which has
+ * room for KETW_FRAME_WIRE_MAX(@len) bytes (@size); the frame takes the
+ * encoder's next sequence number. Returns the bytes written, or
+ * -EMSGSIZE (@len above KETW_FRAME_MAX_DATA) or -ENOSPC (@size short).
+ */
+ssize_t ketw_frame_encode(struct ketw_frame_encoder *enc, unsigned int type,
+			  const void *data, size_t len, void *out, size_t size);
+
+/* What a decoder saw. */
+struct ketw_frame_stats {
+	uint64_t bytes;		/* bytes fed */
+	uint64_t frames;	/* good frames delivered */
+	uint64_t bad_checksum;	/* frames failing their checksum, or too
+				 * short to hold one, or aborted (0x7d 0x7e) */
+	uint64_t seq_gaps;	/* frames missing by the sequence numbers */
+	uint64_t duplicates;	/* good frames behind the sequence: dropped */
+	uint64_t oversize;	/* frames longer than the buffer: dropped */
+	uint64_t partial;	/* a frame cut by the end of the input */
+	uint64_t restarts;	/* PREAMBLEs behind the sequence: new streams */
+	uint64_t skipped;	/* bytes in no good frame: before the first
+				 * flag, in bad, oversize and cut frames */
+};
+
+/* A frame as the decoder delivers it: valid until its next call. */
+struct ketw_frame {
+	uint32_t seq;
+	unsigned int type;	/* KETW_FRAME_*, or one not known */
+	const unsigned char *data;
+	size_t len;
+	uint64_t gap;		/* frames missing just before this one */
+};
+
+/*
+ * A streaming decoder: bytes go in as they come, in pieces of any size;
+ * frames come out one at a time, from a buffer the caller provides
+ * (KETW_FRAME_BUF_SIZE bytes: nothing is allocated). It starts hunting
+ * for a flag (what comes before the first flag is skipped), and after
+ * any error it resynchronises at the next flag, losing only the frame
+ * the error was in. Good frames behind the sequence (duplicates) are
+ * dropped, except a PREAMBLE, which restarts it (a new stream).
+ */
+struct ketw_frame_decoder {
+	unsigned char *buf;
+	size_t cap;
+	size_t len;		/* unstuffed bytes of the current frame */
+	uint64_t wire;		/* its bytes on the wire so far */
+	int state;
+	bool have_seq;
+	uint32_t next_seq;
+	struct ketw_frame_stats st;
+};
+
+void ketw_frame_decoder_init(struct ketw_frame_decoder *dec, void *buf,
+			     size_t cap);
+/*
+ * Decode from @in (@len bytes) up to the end of the next good frame.
+ * Returns the bytes consumed; *@got is 1 if @f holds a frame (its data
+ * in the decoder's buffer, valid until the next call), 0 if all of @in
+ * was consumed without completing one. Call again with the rest.
+ */
+size_t ketw_frame_decode(struct ketw_frame_decoder *dec, const void *in,
+			 size_t len, struct ketw_frame *f, int *got);
+/* The input ended: a frame begun is counted cut (partial) and skipped. */
+void ketw_frame_decoder_eof(struct ketw_frame_decoder *dec);
+/* "PREAMBLE", "RECORD", "STATUS", "END"; NULL if unknown. */
+const char *ketw_frame_type_name(unsigned int type);
 
 /* ---- reading a .ketw file ----------------------------------------- */
 
