@@ -14,6 +14,8 @@ int cli_trace_create(struct cli_trace *t, const char *path,
 		     const struct ketw_session_attr *attr)
 {
 	struct ketw_output_info info;
+	int64_t offset;
+	uint64_t at;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -24,6 +26,16 @@ int cli_trace_create(struct cli_trace *t, const char *path,
 	if (err) {
 		t->out = NULL;
 		return cli_error("cannot create %s: %s", path, strerror(-err));
+	}
+	/* Where the clock stands: files of several machines merge by it. */
+	if (!ketw_clock_offset(attr->clock, &offset, &at)) {
+		err = ketw_output_add_clock(t->out, offset, at);
+		if (err) {
+			ketw_output_abort(t->out, path);
+			t->out = NULL;
+			return cli_error("cannot write %s: %s", path,
+					 strerror(-err));
+		}
 	}
 	return 0;
 }

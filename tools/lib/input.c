@@ -46,6 +46,14 @@ struct ketw_input {
 	bool *have_stats;
 	unsigned int skipped;
 
+	/* RUNDOWN sections: copies of rundown records, not among the records. */
+	struct ketw_record_iter *copies;
+	unsigned int nr_copies;
+	bool have_clock;		/* the last CLOCK section */
+	struct ketw_file_clock clock;
+	bool have_stream;		/* the last STREAM section */
+	struct ketw_file_stream stream;
+
 	unsigned int flags;		/* KETW_INPUT_* */
 	uint64_t truncated;		/* 0, or the length of a cut file */
 	uint64_t read_bytes;		/* where the last section read ends */
@@ -79,249 +87,10 @@ static const char *ketw_section_name(uint32_t type)
 	case KETW_SECTION_END:		return "end";
 	case KETW_SECTION_CPU_RECORDS:	return "cpu records";
 	case KETW_SECTION_CPU_STATS:	return "cpu stats";
+	case KETW_SECTION_CLOCK:	return "clock";
+	case KETW_SECTION_STREAM:	return "stream";
+	case KETW_SECTION_RUNDOWN:	return "rundown";
 	default:			return "unknown";
-	}
-}
-
-/* ---- byte swapping (only of what this reader knows) ---------------- */
-
-static void ketw_swap_session(struct ketw_file_session *s)
-{
-	s->buffer_kb = bswap_32(s->buffer_kb);
-	s->policy = bswap_32(s->policy);
-	s->max_data_size = bswap_32(s->max_data_size);
-	s->clock = bswap_32(s->clock);
-	s->level = bswap_32(s->level);
-	s->state = bswap_32(s->state);
-	s->match_any = bswap_64(s->match_any);
-	s->match_all = bswap_64(s->match_all);
-	s->creation_time = bswap_64(s->creation_time);
-	s->clock_resolution = bswap_32(s->clock_resolution);
-	s->nr_cpus = bswap_32(s->nr_cpus);
-}
-
-static void ketw_swap_header(struct ketw_file_header *h)
-{
-	h->magic = bswap_32(h->magic);
-	h->version_major = bswap_16(h->version_major);
-	h->version_minor = bswap_16(h->version_minor);
-	h->header_size = bswap_32(h->header_size);
-	h->record_header_size = bswap_32(h->record_header_size);
-	h->nr_cpus = bswap_32(h->nr_cpus);
-	h->clock = bswap_32(h->clock);
-	h->creation_time = bswap_64(h->creation_time);
-	h->flags = bswap_32(h->flags);
-	h->reserved = bswap_32(h->reserved);
-	ketw_swap_session(&h->session);
-}
-
-static void ketw_swap_cpu_stats(struct ketw_file_cpu_stats *e)
-{
-	e->cpu = bswap_32(e->cpu);
-	e->flags = bswap_32(e->flags);
-	e->written = bswap_64(e->written);
-	e->lost_full = bswap_64(e->lost_full);
-	e->overwritten = bswap_64(e->overwritten);
-	e->lost_busy = bswap_64(e->lost_busy);
-	e->lost_nested = bswap_64(e->lost_nested);
-	e->truncated = bswap_64(e->truncated);
-	e->read = bswap_64(e->read);
-	e->sequence = bswap_64(e->sequence);
-	e->produced = bswap_64(e->produced);
-	e->consumed = bswap_64(e->consumed);
-}
-
-/* The fields after size/type/level/version/flags, in place. */
-static void ketw_swap_record_rest(struct ketw_event_header *h)
-{
-	h->event_id = bswap_32(h->event_id);
-	h->cpu = bswap_32(h->cpu);
-	h->thread_id = bswap_32(h->thread_id);
-	h->process_id = bswap_32(h->process_id);
-	h->sequence = bswap_64(h->sequence);
-	h->timestamp = bswap_64(h->timestamp);
-	h->keyword = bswap_64(h->keyword);
-}
-
-static void ketw_swap_filter(struct ketw_filter *f)
-{
-	unsigned int i;
-
-	f->level = bswap_32(f->level);
-	f->enabled = bswap_32(f->enabled);
-	f->match_any = bswap_64(f->match_any);
-	f->match_all = bswap_64(f->match_all);
-	for (i = 0; i < KETW_EVENT_SET_BITS / 64; i++)
-		f->filtered.bits[i] = bswap_64(f->filtered.bits[i]);
-}
-
-/* The payloads that came with providers: FILTER and the rundown. */
-static void ketw_swap_sys_provider_payload(uint32_t id, unsigned char *data,
-					   size_t len)
-{
-	struct ketw_sys_filter flt;
-	struct ketw_sys_provider prov;
-	struct ketw_event_info ev;
-	struct ketw_sys_task task;
-	unsigned int i;
-
-	switch (id) {
-	case KETW_SYS_FILTER:
-		if (len < sizeof(flt))
-			return;
-		memcpy(&flt, data, sizeof(flt));
-		ketw_swap_filter(&flt.old_filter);
-		ketw_swap_filter(&flt.new_filter);
-		memcpy(data, &flt, sizeof(flt));
-		break;
-	case KETW_SYS_PROVIDER:
-		if (len < sizeof(prov))
-			return;
-		memcpy(&prov, data, sizeof(prov));
-		prov.nr_events = bswap_32(prov.nr_events);
-		prov.flags = bswap_32(prov.flags);
-		memcpy(data, &prov, sizeof(prov));
-		break;
-	case KETW_SYS_EVENT_DESC:
-		if (len < sizeof(ev))
-			return;
-		memcpy(&ev, data, sizeof(ev));
-		ev.id = bswap_32(ev.id);
-		ev.version = bswap_16(ev.version);
-		ev.keyword = bswap_64(ev.keyword);
-		ev.nr_fields = bswap_32(ev.nr_fields);
-		ev.flags = bswap_32(ev.flags);
-		for (i = 0; i < KETW_MAX_FIELDS; i++) {
-			ev.fields[i].type = bswap_16(ev.fields[i].type);
-			ev.fields[i].offset = bswap_16(ev.fields[i].offset);
-			ev.fields[i].size = bswap_16(ev.fields[i].size);
-			ev.fields[i].reserved = bswap_16(ev.fields[i].reserved);
-		}
-		memcpy(data, &ev, sizeof(ev));
-		break;
-	case KETW_SYS_TASK:
-		if (len < sizeof(task))
-			return;
-		memcpy(&task, data, sizeof(task));
-		task.process_id = bswap_32(task.process_id);
-		task.thread_id = bswap_32(task.thread_id);
-		memcpy(data, &task, sizeof(task));
-		break;
-	}
-}
-
-/*
- * System event payloads are part of the ABI (not provider data): swap
- * those this reader knows.
- */
-static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
-{
-	unsigned char *data = (unsigned char *)h + hdr_size;
-	size_t len = h->size - hdr_size;
-	struct ketw_sys_start start;
-	struct ketw_sys_stop stop;
-	struct ketw_sys_overflow ovf;
-	struct ketw_sys_resume res;
-	struct ketw_sys_error error;
-	struct ketw_sys_module mod;
-	struct ketw_sys_trigger trig;
-
-	switch (h->event_id) {
-	case KETW_SYS_MODULE:
-		if (len < sizeof(mod))
-			return;
-		memcpy(&mod, data, sizeof(mod));
-		mod.base = bswap_64(mod.base);
-		mod.size = bswap_64(mod.size);
-		memcpy(data, &mod, sizeof(mod));
-		break;
-	case KETW_SYS_START:
-		if (len < sizeof(start))
-			return;
-		memcpy(&start, data, sizeof(start));
-		start.level = bswap_32(start.level);
-		start.reserved = bswap_32(start.reserved);
-		start.match_any = bswap_64(start.match_any);
-		start.match_all = bswap_64(start.match_all);
-		memcpy(data, &start, sizeof(start));
-		break;
-	case KETW_SYS_STOP:
-		if (len < sizeof(stop))
-			return;
-		memcpy(&stop, data, sizeof(stop));
-		stop.auto_stop = bswap_32(stop.auto_stop);
-		stop.reserved = bswap_32(stop.reserved);
-		memcpy(data, &stop, sizeof(stop));
-		break;
-	case KETW_SYS_OVERFLOW:
-		if (len < sizeof(ovf))
-			return;
-		memcpy(&ovf, data, sizeof(ovf));
-		ovf.first_lost_timestamp = bswap_64(ovf.first_lost_timestamp);
-		memcpy(data, &ovf, sizeof(ovf));
-		break;
-	case KETW_SYS_RESUME:
-		if (len < sizeof(res))
-			return;
-		memcpy(&res, data, sizeof(res));
-		res.lost = bswap_64(res.lost);
-		memcpy(data, &res, sizeof(res));
-		break;
-	case KETW_SYS_ERROR:
-		if (len < sizeof(error))
-			return;
-		memcpy(&error, data, sizeof(error));
-		error.error = (int32_t)bswap_32((uint32_t)error.error);
-		error.reserved = bswap_32(error.reserved);
-		memcpy(data, &error, sizeof(error));
-		break;
-	case KETW_SYS_TRIGGER:
-		if (len < sizeof(trig))
-			return;
-		memcpy(&trig, data, sizeof(trig));
-		trig.trigger_id = bswap_32(trig.trigger_id);
-		trig.event_id = bswap_32(trig.event_id);
-		trig.sequence = bswap_64(trig.sequence);
-		trig.cpu = bswap_32(trig.cpu);
-		trig.fired = bswap_32(trig.fired);
-		trig.suppressed = bswap_32(trig.suppressed);
-		trig.action = bswap_32(trig.action);
-		memcpy(data, &trig, sizeof(trig));
-		break;
-	default:
-		ketw_swap_sys_provider_payload(h->event_id, data, len);
-		break;
-	}
-}
-
-/*
- * Swap the record headers of a records body in place. Stops at the first
- * record that does not fit; the check that follows reports it.
- */
-static void ketw_swap_records(unsigned char *p, size_t len, size_t hdr_size)
-{
-	struct ketw_event_header *h;
-	size_t off = 0, span;
-
-	while (len - off >= KETW_RECORD_ALIGN) {
-		h = (void *)(p + off);
-		h->size = bswap_16(h->size);
-		h->version = bswap_16(h->version);
-		h->flags = bswap_16(h->flags);
-		span = KETW_RECORD_SPAN((size_t)h->size);
-		if (span < KETW_RECORD_ALIGN || span > len - off)
-			return;
-		if (!(h->flags & KETW_RECORD_PADDING)) {
-			if (h->size < hdr_size)
-				return;
-			ketw_swap_record_rest(h);
-			if (h->flags & KETW_RECORD_EXT)
-				ketw_ext_swap((unsigned char *)h + hdr_size,
-					      h->size - hdr_size);
-			else if (h->flags & KETW_RECORD_SYSTEM)
-				ketw_swap_sys_payload(h, hdr_size);
-		}
-		off += span;
 	}
 }
 
@@ -415,7 +184,7 @@ static int ketw_input_stats(struct ketw_input *in, const unsigned char *body,
 		memset(&st, 0, sizeof(st));
 		memcpy(&st, body, n);
 		if (in->swapped)
-			ketw_swap_cpu_stats(&st);
+			ketw_swap_file_cpu_stats(&st);
 		if (st.cpu >= in->hdr.nr_cpus)
 			return ketw_input_fail(e, -EBADMSG,
 				"corrupt: cpu stats entry for cpu %u, the file has %u cpus",
@@ -423,6 +192,67 @@ static int ketw_input_stats(struct ketw_input *in, const unsigned char *body,
 		in->stats[st.cpu] = st;
 		in->have_stats[st.cpu] = true;
 	}
+	return 0;
+}
+
+/* A RUNDOWN section: records of any CPU of the file, checked like any. */
+static int ketw_input_parse_rundown(struct ketw_input *in, unsigned char *body,
+			      uint64_t len, uint64_t at,
+			      struct ketw_input_err *e)
+{
+	struct ketw_record_iter *it = &in->copies[in->nr_copies];
+	struct ketw_record rec;
+	int ret;
+
+	if (in->swapped)
+		ketw_swap_records(body, len, in->hdr.record_header_size);
+	ketw_record_iter_init(it, body, len);
+	it->hdr_size = in->hdr.record_header_size;
+	while ((ret = ketw_record_iter_next(it, &rec)) > 0)
+		if (rec.hdr->cpu >= in->hdr.nr_cpus)
+			return ketw_input_fail(e, -EBADMSG,
+				"corrupt: rundown section at offset %llu holds a record of cpu %u, the file has %u cpus",
+				(unsigned long long)at, rec.hdr->cpu,
+				in->hdr.nr_cpus);
+	if (ret < 0)
+		return ketw_input_fail(e, -EBADMSG,
+			"corrupt: rundown section at offset %llu: record at %zu is malformed or cut short",
+			(unsigned long long)at, it->off);
+	it->off = 0;
+	in->nr_copies++;
+	return 0;
+}
+
+static int ketw_input_parse_clock(struct ketw_input *in, const unsigned char *body,
+			    uint64_t len, uint64_t at,
+			    struct ketw_input_err *e)
+{
+	if (len < sizeof(in->clock))
+		return ketw_input_fail(e, -EBADMSG,
+			"corrupt: clock section at offset %llu is too short",
+			(unsigned long long)at);
+	memcpy(&in->clock, body, sizeof(in->clock));
+	if (in->swapped)
+		ketw_swap_file_clock(&in->clock);
+	in->have_clock = true;
+	return 0;
+}
+
+/* Fields a shorter (older) body lacks stay 0. */
+static int ketw_input_parse_stream(struct ketw_input *in, const unsigned char *body,
+			     uint64_t len, uint64_t at,
+			     struct ketw_input_err *e)
+{
+	if (len < offsetof(struct ketw_file_stream, bytes))
+		return ketw_input_fail(e, -EBADMSG,
+			"corrupt: stream section at offset %llu is too short",
+			(unsigned long long)at);
+	memset(&in->stream, 0, sizeof(in->stream));
+	memcpy(&in->stream, body,
+	       len < sizeof(in->stream) ? len : sizeof(in->stream));
+	if (in->swapped)
+		ketw_swap_file_stream(&in->stream);
+	in->have_stream = true;
 	return 0;
 }
 
@@ -452,7 +282,7 @@ static int ketw_input_header_check(struct ketw_input *in,
 	memset(h, 0, sizeof(*h));
 	memcpy(h, in->buf, KETW_FILE_HEADER_SIZE_V1);
 	if (in->swapped)
-		ketw_swap_header(h);
+		ketw_swap_file_header(h);
 	if (h->version_major != KETW_FILE_VERSION_MAJOR)
 		return ketw_input_fail(e, -EPROTONOSUPPORT,
 			"format version %u.%u is not supported (this reader knows %u.x)",
@@ -467,7 +297,7 @@ static int ketw_input_header_check(struct ketw_input *in,
 	if (n > KETW_FILE_HEADER_SIZE_V1) {
 		memcpy(h, in->buf, n);
 		if (in->swapped)
-			ketw_swap_header(h);
+			ketw_swap_file_header(h);
 	}
 	if (h->record_header_size < KETW_EVENT_HEADER_SIZE ||
 	    h->record_header_size % KETW_RECORD_ALIGN ||
@@ -492,13 +322,16 @@ static int ketw_input_alloc(struct ketw_input *in, size_t max_sections)
 
 	in->cursors = calloc(max_sections ? max_sections : 1,
 			     sizeof(*in->cursors));
+	in->copies = calloc(max_sections ? max_sections : 1,
+			    sizeof(*in->copies));
 	in->heap = calloc(max_sections ? max_sections : 1, sizeof(*in->heap));
 	in->cpu_records = calloc(n, sizeof(*in->cpu_records));
 	in->cpu_gaps = calloc(n, sizeof(*in->cpu_gaps));
 	in->cpu_last_seq = calloc(n, sizeof(*in->cpu_last_seq));
 	in->stats = calloc(n, sizeof(*in->stats));
 	in->have_stats = calloc(n, sizeof(*in->have_stats));
-	if (!in->cursors || !in->heap || !in->cpu_records || !in->cpu_gaps ||
+	if (!in->cursors || !in->copies || !in->heap || !in->cpu_records ||
+	    !in->cpu_gaps ||
 	    !in->cpu_last_seq || !in->stats || !in->have_stats)
 		return -ENOMEM;
 	return 0;
@@ -582,6 +415,20 @@ static int ketw_input_parse(struct ketw_input *in, struct ketw_input_err *e)
 		case KETW_SECTION_CPU_STATS:
 			err = ketw_input_stats(in, in->buf + off + sizeof(s),
 					       s.length, off, e);
+			break;
+		case KETW_SECTION_CLOCK:
+			err = ketw_input_parse_clock(in, in->buf + off + sizeof(s),
+					       s.length, off, e);
+			break;
+		case KETW_SECTION_STREAM:
+			err = ketw_input_parse_stream(in, in->buf + off +
+						      sizeof(s), s.length,
+						      off, e);
+			break;
+		case KETW_SECTION_RUNDOWN:
+			err = ketw_input_parse_rundown(in, in->buf + off +
+						       sizeof(s), s.length,
+						       off, e);
 			break;
 		case 0:
 			return ketw_input_fail(e, -EBADMSG,
@@ -725,6 +572,7 @@ void ketw_input_close(struct ketw_input *in)
 	else
 		free(in->buf);
 	free(in->cursors);
+	free(in->copies);
 	free(in->heap);
 	free(in->cpu_records);
 	free(in->cpu_gaps);
@@ -772,6 +620,44 @@ ketw_input_cpu_stats(const struct ketw_input *in, unsigned int cpu)
 unsigned int ketw_input_skipped_sections(const struct ketw_input *in)
 {
 	return in->skipped;
+}
+
+int ketw_input_clock_offset(const struct ketw_input *in, int64_t *offset,
+			    uint64_t *at)
+{
+	if (!in->have_clock)
+		return -ENOENT;
+	if (offset)
+		*offset = in->clock.realtime_offset;
+	if (at)
+		*at = in->clock.at;
+	return 0;
+}
+
+const struct ketw_file_stream *ketw_input_stream(const struct ketw_input *in)
+{
+	return in->have_stream ? &in->stream : NULL;
+}
+
+int ketw_input_rundown_copies(const struct ketw_input *in, ketw_record_fn fn,
+			      void *ctx)
+{
+	struct ketw_record_iter it;
+	struct ketw_record rec;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < in->nr_copies; i++) {
+		it = in->copies[i];
+		while (ketw_record_iter_next(&it, &rec) > 0) {
+			rec.cpu = rec.hdr->cpu;
+			rec.context = in->hdr.flags & KETW_FILE_F_RECORD_CTX;
+			ret = fn(&rec, ctx);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
 }
 
 uint64_t ketw_input_truncated(const struct ketw_input *in)

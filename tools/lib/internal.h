@@ -54,6 +54,17 @@ int ketw_record_set_payload(struct ketw_record *rec, size_t hdr_size);
 /* ext.c: swap the items area at @p (from a file of the other byte order). */
 int ketw_ext_swap(unsigned char *p, size_t avail);
 
+/*
+ * swap.c: the file format's structures to or from the other byte order,
+ * in place; ketw_swap_records() swaps the records of a records body (up
+ * to the first that does not fit), their items and system payloads.
+ */
+void ketw_swap_file_header(struct ketw_file_header *h);
+void ketw_swap_file_cpu_stats(struct ketw_file_cpu_stats *e);
+void ketw_swap_file_clock(struct ketw_file_clock *c);
+void ketw_swap_file_stream(struct ketw_file_stream *s);
+void ketw_swap_records(unsigned char *p, size_t len, size_t hdr_size);
+
 #pragma GCC visibility pop
 
 #endif /* _KETW_LIB_INTERNAL_H */

@@ -37,9 +37,10 @@
  * (KETW_RECORD_EXT, uapi/linux/ketw.h), the rundown MODULE records, the
  * TRIGGER system event, and the context bits of the records' flags,
  * which a file says are valid with KETW_FILE_F_RECORD_CTX. A reader of 0
- * shows an items area as part of the payload.
+ * shows an items area as part of the payload. 2, the sections CLOCK,
+ * STREAM and RUNDOWN, which readers of 0 and 1 skip.
  */
-#define KETW_FILE_VERSION_MINOR	1
+#define KETW_FILE_VERSION_MINOR	2
 #define KETW_FILE_ALIGN		8		/* sections start 8-aligned */
 #define KETW_FILE_HOST_LEN	72
 #define KETW_FILE_MACHINE_LEN	32
@@ -124,6 +125,9 @@ struct ketw_file_section {
 #define KETW_SECTION_END		1  /* the file is complete; empty body */
 #define KETW_SECTION_CPU_RECORDS	2  /* struct ketw_file_cpu_records + records */
 #define KETW_SECTION_CPU_STATS		3  /* struct ketw_file_stats + entries */
+#define KETW_SECTION_CLOCK		4  /* struct ketw_file_clock (1.2) */
+#define KETW_SECTION_STREAM		5  /* struct ketw_file_stream (1.2) */
+#define KETW_SECTION_RUNDOWN		6  /* copies of rundown records (1.2) */
 
 #define KETW_SECTION_F_REQUIRED		0x1  /* do not skip if the type is unknown */
 
@@ -166,6 +170,47 @@ struct ketw_file_cpu_stats {
 	__u64 consumed;
 };
 
+/*
+ * Body of KETW_SECTION_CLOCK: where the trace clock stood against
+ * CLOCK_REALTIME, so that files of several machines merge by wall-clock
+ * time (a timestamp's wall-clock time is timestamp + realtime_offset). A
+ * file may have several; the last one counts.
+ */
+struct ketw_file_clock {
+	__s64 realtime_offset;	/* CLOCK_REALTIME - trace clock, ns */
+	__u64 at;		/* the trace clock when it was measured */
+};
+
+/*
+ * Body of KETW_SECTION_STREAM: how a collector (ketw listen) received the
+ * stream this file holds (Documentation/ketw-stream.rst): its counters
+ * over every connection, and what the sender said it could not send.
+ * Written when the collector closes the file. Readers zero the fields
+ * a shorter body lacks.
+ */
+struct ketw_file_stream {
+	__u64 stream_id;
+	__u32 connections;	/* connections the stream came over */
+	__u32 flags;		/* KETW_FILE_STREAM_* */
+	__u64 bytes;		/* bytes received */
+	__u64 frames;		/* good frames */
+	__u64 bad_checksum;	/* bad frames (checksum, too short, aborted) */
+	__u64 seq_gaps;		/* frames missing by the sequence numbers */
+	__u64 duplicates;	/* good frames received twice: dropped */
+	__u64 oversize;		/* frames too long: dropped */
+	__u64 partial;		/* frames cut by the end of a connection */
+	__u64 skipped;		/* bytes of no good frame */
+	__u64 records;		/* records written into the file(s) */
+	__u64 malformed;	/* good frames whose data made no sense */
+	__u64 unknown;		/* frames of a type the collector ignores */
+	__u64 sent_records;	/* RECORD frames the sender made, last said */
+	__u64 dropped_frames;	/* frames the sender could not send */
+	__u64 dropped_records;	/* of which RECORD frames */
+	__u64 end_seq;		/* with COMPLETE: frames before END */
+};
+
+#define KETW_FILE_STREAM_COMPLETE	0x1	/* the END frame came */
+
 _Static_assert(sizeof(struct ketw_file_session) == 88, "file ABI");
 _Static_assert(sizeof(struct ketw_file_header) == KETW_FILE_HEADER_SIZE_V1,
 	       "file ABI");
@@ -173,5 +218,7 @@ _Static_assert(sizeof(struct ketw_file_section) == 16, "file ABI");
 _Static_assert(sizeof(struct ketw_file_cpu_records) == 8, "file ABI");
 _Static_assert(sizeof(struct ketw_file_stats) == 8, "file ABI");
 _Static_assert(sizeof(struct ketw_file_cpu_stats) == 88, "file ABI");
+_Static_assert(sizeof(struct ketw_file_clock) == 16, "file ABI");
+_Static_assert(sizeof(struct ketw_file_stream) == 136, "file ABI");
 
 #endif /* _KETW_FILE_H */

@@ -471,14 +471,37 @@ void ketw_output_info_from_attr(struct ketw_output_info *info,
  * incremental: records go out in sections as they come, so that the file
  * on disk is readable (KETW_INPUT_PARTIAL) up to the last section
  * written, whatever happens to the writer later; the memory it takes
- * does not grow with the file (KETW_OUTPUT_CPU_BUFFER per CPU that has
- * records).
+ * does not grow with the file (at most KETW_OUTPUT_CPU_BUFFER per CPU
+ * that has records, or ketw_output_set_limit()).
  */
 int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		       struct ketw_output **out);
+/* The header ketw_output_create() writes for @info (uname, the time). */
+void ketw_output_header_init(struct ketw_file_header *h,
+			     const struct ketw_output_info *info);
+/*
+ * Create @path with header @hdr (host order; header_size is this
+ * library's), in the other byte order if @swapped: the writer's own
+ * structures then follow it, and records must come in that order too
+ * (a collector writing what a machine of that order sent).
+ */
+int ketw_output_create_header(const char *path,
+			      const struct ketw_file_header *hdr,
+			      bool swapped, struct ketw_output **out);
 
 /* Bytes of records gathered per CPU before they go out as a section. */
 #define KETW_OUTPUT_CPU_BUFFER	(256 * 1024)
+/*
+ * Bound the memory of all CPUs' gathering buffers together to @bytes (0:
+ * no bound but KETW_OUTPUT_CPU_BUFFER each; else at least
+ * KETW_OUTPUT_LIMIT_MIN): when a buffer would pass it, every CPU's
+ * records go out as sections and the buffers are freed. For a collector,
+ * whose sender chooses how many CPUs it has.
+ */
+#define KETW_OUTPUT_LIMIT_MIN	(128 * 1024)
+int ketw_output_set_limit(struct ketw_output *out, size_t bytes);
+/* Bytes the writer holds now for records and rundown copies. */
+size_t ketw_output_memory(const struct ketw_output *out);
 
 /*
  * Add one record of @cpu (@span bytes: the record and its padding to
@@ -522,6 +545,35 @@ int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
 int ketw_output_add_stats(struct ketw_output *out,
 			  const struct ketw_cpu_stats *st, const bool *valid,
 			  unsigned int nr);
+/* The same with entries as the file stores them (host order). */
+int ketw_output_add_file_stats(struct ketw_output *out,
+			       const struct ketw_file_cpu_stats *st,
+			       unsigned int nr);
+/*
+ * A CLOCK section: CLOCK_REALTIME minus the trace clock, measured when
+ * the trace clock read @at (ketw_clock_offset()). Remembered for the
+ * next file of a rotation.
+ */
+int ketw_output_add_clock(struct ketw_output *out, int64_t realtime_offset,
+			  uint64_t at);
+/* A STREAM section: how a collector received the file's records. */
+int ketw_output_add_stream(struct ketw_output *out,
+			   const struct ketw_file_stream *s);
+/*
+ * Keep copies of the rundown records added from now on (PROVIDER,
+ * EVENT_DESC, TASK, MODULE), up to @max_bytes (more are left out and
+ * counted), for the files ketw_output_rotate() begins.
+ */
+void ketw_output_keep_rundown(struct ketw_output *out, size_t max_bytes);
+uint64_t ketw_output_rundown_left_out(const struct ketw_output *out);
+/*
+ * End this file (the gathered records, END) and go on in @path: the same
+ * header (written now), the last CLOCK section, and a RUNDOWN section
+ * with the copies kept, so that the new file decodes alone. Every record
+ * is in exactly one of the files. On failure the writer is dead: only
+ * ketw_output_close() (which returns the error) or _abort() remain.
+ */
+int ketw_output_rotate(struct ketw_output *out, const char *path);
 /*
  * Write the gathered records and the END section, and close. Frees @out
  * whatever happens; on any error (this one or an earlier one) the return
@@ -530,6 +582,14 @@ int ketw_output_add_stats(struct ketw_output *out,
 int ketw_output_close(struct ketw_output *out);
 /* Close without END and remove the file (for error paths). */
 void ketw_output_abort(struct ketw_output *out, const char *path);
+
+/*
+ * CLOCK_REALTIME minus the session clock @clock (KETW_CLOCK_*) now, in
+ * ns, and the session clock's reading it was measured at: a timestamp's
+ * wall-clock time is timestamp + *@offset. -EOPNOTSUPP for the LOCAL
+ * clock, which user space cannot read.
+ */
+int ketw_clock_offset(unsigned int clock, int64_t *offset, uint64_t *at);
 
 /* ---- stream frames (ketw_stream.h) --------------------------------- */
 
@@ -687,6 +747,23 @@ const struct ketw_file_cpu_stats *
 ketw_input_cpu_stats(const struct ketw_input *in, unsigned int cpu);
 /* Sections the reader skipped because it does not know their type. */
 unsigned int ketw_input_skipped_sections(const struct ketw_input *in);
+/*
+ * The file's last CLOCK section: CLOCK_REALTIME minus the trace clock
+ * (a timestamp's wall-clock time is timestamp + *@offset), measured at
+ * trace clock *@at (either may be NULL). 0, or -ENOENT without one.
+ */
+int ketw_input_clock_offset(const struct ketw_input *in, int64_t *offset,
+			    uint64_t *at);
+/* The STREAM section (how a collector received it, host order), or NULL. */
+const struct ketw_file_stream *ketw_input_stream(const struct ketw_input *in);
+/*
+ * Call @fn for each rundown record the file holds in copy (RUNDOWN
+ * sections: a file a rotation began carries the rundown seen before
+ * it), in order; they are not among ketw_input_next()'s records. A
+ * non-zero return of @fn stops and is returned.
+ */
+int ketw_input_rundown_copies(const struct ketw_input *in, ketw_record_fn fn,
+			      void *ctx);
 
 /*
  * The next record of all CPUs merged in timestamp order (ties: lower cpu,

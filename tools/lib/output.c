@@ -2,13 +2,22 @@
 /*
  * libketw: writing a .ketw trace file (format in ketw_file.h), as the
  * records come: each CPU's records gather in a buffer of their own
- * (KETW_OUTPUT_CPU_BUFFER bytes at most) that goes out as one
+ * (growing up to KETW_OUTPUT_CPU_BUFFER bytes) that goes out as one
  * CPU_RECORDS section when it is full or at ketw_output_flush(). A
  * section is written whole, its length first, and never patched later:
  * at any moment the file is a header and complete sections, plus at most
  * a section being written, and a reader (KETW_INPUT_PARTIAL) reads what
  * the writer flushed, whether it later finishes or dies.
+ *
+ * The same writer serves a collector (ketw listen): a header it received
+ * (ketw_output_create_header()), perhaps in the other byte order, which
+ * the writer's own structures then follow; a bound on the memory all
+ * CPUs' buffers take (ketw_output_set_limit()); and rotation
+ * (ketw_output_rotate()): the file ends and the next begins with the
+ * same header, the last clock and the rundown records seen so far, so
+ * that each file can be read, and decoded, alone.
  */
+#include <byteswap.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libketw.h"
+#include "internal.h"
+
+/* The first buffer a CPU gets; it doubles up to KETW_OUTPUT_CPU_BUFFER. */
+#define KETW_OUTPUT_MIN_BUFFER	4096
 
 /* Records of one CPU not written yet. */
 struct ketw_output_cpu {
-	unsigned char *buf;	/* KETW_OUTPUT_CPU_BUFFER bytes, or NULL */
+	unsigned char *buf;
 	size_t len;
+	size_t cap;
 };
 
 struct ketw_output {
@@ -32,6 +45,18 @@ struct ketw_output {
 	unsigned int nr_cpus;
 	struct ketw_output_cpu *cpus;
 	uint64_t sections;	/* complete sections written */
+	struct ketw_file_header hdr;	/* host order: for the next file */
+	bool swapped;		/* the file is in the other byte order */
+	size_t limit;		/* bytes all CPUs' buffers may take; 0: none */
+	size_t held;		/* bytes they take now */
+	bool have_clock;	/* the last CLOCK section, for the next file */
+	struct ketw_file_clock clock;
+	/* Rundown records seen (ketw_output_keep_rundown()). */
+	unsigned char *rundown;
+	size_t rundown_len;
+	size_t rundown_cap;
+	size_t rundown_max;
+	uint64_t rundown_left_out;
 };
 
 static void ketw_strlcpy(char *dst, const char *src, size_t size)
@@ -64,6 +89,15 @@ void ketw_output_info_from_attr(struct ketw_output_info *info,
 	info->clock = attr->clock;
 }
 
+static uint64_t ketw_realtime_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static int ketw_output_raw(struct ketw_output *out, const void *buf,
 			   size_t len)
 {
@@ -86,11 +120,33 @@ static int ketw_output_pad(struct ketw_output *out)
 	return ketw_output_raw(out, zero, pad);
 }
 
-static void ketw_output_fill_header(struct ketw_file_header *h,
-				    const struct ketw_output_info *info)
+/* The writer's own integers, in the file's order. */
+static uint32_t ketw_out32(const struct ketw_output *out, uint32_t v)
+{
+	return out->swapped ? bswap_32(v) : v;
+}
+
+static uint64_t ketw_out64(const struct ketw_output *out, uint64_t v)
+{
+	return out->swapped ? bswap_64(v) : v;
+}
+
+static int ketw_output_section_header(struct ketw_output *out, uint32_t type,
+				      uint32_t flags, uint64_t length)
+{
+	struct ketw_file_section s = {
+		.type = ketw_out32(out, type),
+		.flags = ketw_out32(out, flags),
+		.length = ketw_out64(out, length),
+	};
+
+	return ketw_output_raw(out, &s, sizeof(s));
+}
+
+void ketw_output_header_init(struct ketw_file_header *h,
+			     const struct ketw_output_info *info)
 {
 	struct utsname u;
-	struct timespec ts;
 	bool have_uname = uname(&u) == 0;
 
 	memset(h, 0, sizeof(*h));
@@ -103,9 +159,8 @@ static void ketw_output_fill_header(struct ketw_file_header *h,
 	h->nr_cpus = info->nr_cpus;
 	h->clock = info->clock;
 	h->creation_time = info->creation_time;
-	if (!h->creation_time && !clock_gettime(CLOCK_REALTIME, &ts))
-		h->creation_time = (uint64_t)ts.tv_sec * 1000000000ull +
-				   ts.tv_nsec;
+	if (!h->creation_time)
+		h->creation_time = ketw_realtime_ns();
 	h->session = info->session;
 	h->session.name[KETW_NAME_MAX - 1] = '\0';
 	ketw_strlcpy(h->hostname, info->hostname[0] || !have_uname ?
@@ -116,43 +171,72 @@ static void ketw_output_fill_header(struct ketw_file_header *h,
 		     info->machine : u.machine, sizeof(h->machine));
 }
 
-int ketw_output_create(const char *path, const struct ketw_output_info *info,
-		       struct ketw_output **outp)
+/* Open @path and write out->hdr (in the file's order). */
+static int ketw_output_open(struct ketw_output *out, const char *path)
 {
-	struct ketw_file_header h;
-	struct ketw_output *out;
+	struct ketw_file_header h = out->hdr;
 	int err;
 
-	if (info->nr_cpus == 0 || info->nr_cpus > KETW_FILE_MAX_CPUS)
-		return -EINVAL;
-	out = calloc(1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	out->nr_cpus = info->nr_cpus;
-	out->cpus = calloc(info->nr_cpus, sizeof(*out->cpus));
-	if (!out->cpus) {
-		free(out);
-		return -ENOMEM;
-	}
 	out->f = fopen(path, "wbe");
-	if (!out->f) {
-		err = -errno;
-		free(out->cpus);
-		free(out);
-		return err;
-	}
-	ketw_output_fill_header(&h, info);
+	if (!out->f)
+		return -errno;
+	out->off = 0;
+	out->section_off = 0;
+	out->sections = 0;
+	out->err = 0;
+	if (out->swapped)
+		ketw_swap_file_header(&h);
 	err = ketw_output_raw(out, &h, sizeof(h));
 	if (!err && fflush(out->f))
 		err = -errno;
 	if (err) {
 		fclose(out->f);
+		out->f = NULL;
+	}
+	return err;
+}
+
+int ketw_output_create_header(const char *path,
+			      const struct ketw_file_header *hdr,
+			      bool swapped, struct ketw_output **outp)
+{
+	struct ketw_output *out;
+	int err;
+
+	if (hdr->nr_cpus == 0 || hdr->nr_cpus > KETW_FILE_MAX_CPUS)
+		return -EINVAL;
+	out = calloc(1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	out->nr_cpus = hdr->nr_cpus;
+	out->cpus = calloc(hdr->nr_cpus, sizeof(*out->cpus));
+	if (!out->cpus) {
+		free(out);
+		return -ENOMEM;
+	}
+	/* Only what this writer knows: its own header, whatever came. */
+	out->hdr = *hdr;
+	out->hdr.header_size = sizeof(out->hdr);
+	out->swapped = swapped;
+	err = ketw_output_open(out, path);
+	if (err) {
 		free(out->cpus);
 		free(out);
 		return err;
 	}
 	*outp = out;
 	return 0;
+}
+
+int ketw_output_create(const char *path, const struct ketw_output_info *info,
+		       struct ketw_output **outp)
+{
+	struct ketw_file_header h;
+
+	if (info->nr_cpus == 0 || info->nr_cpus > KETW_FILE_MAX_CPUS)
+		return -EINVAL;
+	ketw_output_header_init(&h, info);
+	return ketw_output_create_header(path, &h, false, outp);
 }
 
 static void ketw_output_free(struct ketw_output *out)
@@ -162,6 +246,7 @@ static void ketw_output_free(struct ketw_output *out)
 	for (cpu = 0; cpu < out->nr_cpus; cpu++)
 		free(out->cpus[cpu].buf);
 	free(out->cpus);
+	free(out->rundown);
 	free(out);
 }
 
@@ -170,17 +255,13 @@ static int ketw_output_section(struct ketw_output *out, uint32_t type,
 			       const void *a, size_t alen,
 			       const void *b, size_t blen)
 {
-	struct ketw_file_section s = {
-		.type = type,
-		.length = (uint64_t)alen + blen,
-	};
 	int err;
 
 	if (out->err)
 		return out->err;
 	if (out->section_off)
 		return -EINVAL;		/* inside ketw_output_section_begin() */
-	err = ketw_output_raw(out, &s, sizeof(s));
+	err = ketw_output_section_header(out, type, 0, (uint64_t)alen + blen);
 	if (!err)
 		err = ketw_output_raw(out, a, alen);
 	if (!err)
@@ -195,7 +276,7 @@ static int ketw_output_section(struct ketw_output *out, uint32_t type,
 /* @cpu's gathered records as a section. */
 static int ketw_output_cpu_flush(struct ketw_output *out, unsigned int cpu)
 {
-	struct ketw_file_cpu_records r = { .cpu = cpu };
+	struct ketw_file_cpu_records r = { .cpu = ketw_out32(out, cpu) };
 	struct ketw_output_cpu *c = &out->cpus[cpu];
 	int err;
 
@@ -205,6 +286,117 @@ static int ketw_output_cpu_flush(struct ketw_output *out, unsigned int cpu)
 				  c->buf, c->len);
 	c->len = 0;
 	return err;
+}
+
+/* Every CPU's gathered records as sections, in CPU order. */
+static int ketw_output_cpus_flush(struct ketw_output *out)
+{
+	unsigned int cpu;
+	int err = out->err;
+
+	for (cpu = 0; !err && cpu < out->nr_cpus; cpu++)
+		err = ketw_output_cpu_flush(out, cpu);
+	return err;
+}
+
+/* Write and free every CPU's buffer: the memory bound was reached. */
+static int ketw_output_cpus_release(struct ketw_output *out)
+{
+	unsigned int cpu;
+	int err = ketw_output_cpus_flush(out);
+
+	for (cpu = 0; cpu < out->nr_cpus; cpu++) {
+		free(out->cpus[cpu].buf);
+		out->cpus[cpu].buf = NULL;
+		out->cpus[cpu].cap = 0;
+	}
+	out->held = 0;
+	return err;
+}
+
+/* Room for @span more bytes in @c's buffer, within the bounds. */
+static int ketw_output_cpu_room(struct ketw_output *out, unsigned int cpu,
+				size_t span)
+{
+	struct ketw_output_cpu *c = &out->cpus[cpu];
+	size_t cap;
+	void *buf;
+	int err;
+
+	if (c->cap - c->len >= span)
+		return 0;
+	if (c->cap == KETW_OUTPUT_CPU_BUFFER) {
+		err = ketw_output_cpu_flush(out, cpu);	/* full: out it goes */
+		return err;
+	}
+	for (cap = c->cap ? c->cap : KETW_OUTPUT_MIN_BUFFER;
+	     cap - c->len < span; cap *= 2)
+		;
+	if (cap > KETW_OUTPUT_CPU_BUFFER) {
+		err = ketw_output_cpu_flush(out, cpu);
+		if (err)
+			return err;
+		cap = KETW_OUTPUT_CPU_BUFFER;
+	}
+	if (out->limit && out->held + (cap - c->cap) > out->limit) {
+		err = ketw_output_cpus_release(out);
+		if (err)
+			return err;
+		for (cap = KETW_OUTPUT_MIN_BUFFER; cap < span; cap *= 2)
+			;
+	}
+	buf = realloc(c->buf, cap);
+	if (!buf)
+		return -ENOMEM;
+	out->held += cap - c->cap;
+	c->buf = buf;
+	c->cap = cap;
+	return 0;
+}
+
+/* The record's flags and event id, in host order. */
+static bool ketw_output_is_rundown(const struct ketw_output *out,
+				   const void *rec)
+{
+	struct ketw_event_header h;
+	struct ketw_record r = { .hdr = &h };
+
+	memcpy(&h, rec, sizeof(h));
+	if (out->swapped) {
+		h.flags = bswap_16(h.flags);
+		h.event_id = bswap_32(h.event_id);
+	}
+	return ketw_record_is_rundown(&r);
+}
+
+static void ketw_output_rundown_add(struct ketw_output *out, const void *rec,
+				    size_t span)
+{
+	size_t cap;
+	void *buf;
+
+	if (!out->rundown_max || !ketw_output_is_rundown(out, rec))
+		return;
+	if (out->rundown_max - out->rundown_len < span) {
+		out->rundown_left_out++;
+		return;
+	}
+	if (out->rundown_cap - out->rundown_len < span) {
+		for (cap = out->rundown_cap ? out->rundown_cap : 4096;
+		     cap - out->rundown_len < span; cap *= 2)
+			;
+		if (cap > out->rundown_max)
+			cap = out->rundown_max;
+		buf = realloc(out->rundown, cap);
+		if (!buf) {
+			out->rundown_left_out++;
+			return;
+		}
+		out->rundown = buf;
+		out->rundown_cap = cap;
+	}
+	memcpy(out->rundown + out->rundown_len, rec, span);
+	out->rundown_len += span;
 }
 
 int ketw_output_add_record(struct ketw_output *out, unsigned int cpu,
@@ -218,17 +410,12 @@ int ketw_output_add_record(struct ketw_output *out, unsigned int cpu,
 	if (cpu >= out->nr_cpus || span > KETW_OUTPUT_CPU_BUFFER ||
 	    span < KETW_RECORD_ALIGN || span % KETW_RECORD_ALIGN)
 		return -EINVAL;
+	err = ketw_output_cpu_room(out, cpu, span);
+	if (err)
+		return err;
+	if (span >= KETW_EVENT_HEADER_SIZE)
+		ketw_output_rundown_add(out, rec, span);
 	c = &out->cpus[cpu];
-	if (!c->buf) {
-		c->buf = malloc(KETW_OUTPUT_CPU_BUFFER);
-		if (!c->buf)
-			return -ENOMEM;
-	}
-	if (KETW_OUTPUT_CPU_BUFFER - c->len < span) {
-		err = ketw_output_cpu_flush(out, cpu);
-		if (err)
-			return err;
-	}
 	memcpy(c->buf + c->len, rec, span);
 	c->len += span;
 	return 0;
@@ -236,11 +423,8 @@ int ketw_output_add_record(struct ketw_output *out, unsigned int cpu,
 
 int ketw_output_flush(struct ketw_output *out)
 {
-	unsigned int cpu;
-	int err = out->err;
+	int err = ketw_output_cpus_flush(out);
 
-	for (cpu = 0; !err && cpu < out->nr_cpus; cpu++)
-		err = ketw_output_cpu_flush(out, cpu);
 	if (!err && !out->section_off && fflush(out->f))
 		err = out->err = errno ? -errno : -EIO;
 	return err;
@@ -256,17 +440,30 @@ uint64_t ketw_output_size(const struct ketw_output *out)
 	return out->off;
 }
 
+size_t ketw_output_memory(const struct ketw_output *out)
+{
+	return out->held + out->rundown_cap;
+}
+
+int ketw_output_set_limit(struct ketw_output *out, size_t bytes)
+{
+	if (bytes && bytes < KETW_OUTPUT_LIMIT_MIN)
+		return -EINVAL;
+	out->limit = bytes;
+	if (bytes && out->held > bytes)
+		return ketw_output_cpus_release(out);
+	return 0;
+}
+
 int ketw_output_section_begin(struct ketw_output *out, uint32_t type,
 			      uint32_t flags)
 {
-	struct ketw_file_section s = { .type = type, .flags = flags };
-
 	if (out->err)
 		return out->err;
 	if (out->section_off || !type)
 		return -EINVAL;
 	out->section_off = out->off;
-	return ketw_output_raw(out, &s, sizeof(s));
+	return ketw_output_section_header(out, type, flags, 0);
 }
 
 int ketw_output_write(struct ketw_output *out, const void *buf, size_t len)
@@ -286,7 +483,8 @@ int ketw_output_section_end(struct ketw_output *out)
 		return out->err;
 	if (!start)
 		return -EINVAL;
-	len = out->off - start - sizeof(struct ketw_file_section);
+	len = ketw_out64(out, out->off - start -
+				 sizeof(struct ketw_file_section));
 	len_at = start + offsetof(struct ketw_file_section, length);
 	errno = 0;
 	if (fseeko(out->f, len_at, SEEK_SET) ||
@@ -305,7 +503,7 @@ int ketw_output_section_end(struct ketw_output *out)
 int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
 			    const void *records, size_t len)
 {
-	struct ketw_file_cpu_records r = { .cpu = cpu };
+	struct ketw_file_cpu_records r = { .cpu = ketw_out32(out, cpu) };
 	int err;
 
 	if (cpu >= out->nr_cpus)
@@ -318,17 +516,13 @@ int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
 	return err;
 }
 
-int ketw_output_add_stats(struct ketw_output *out,
-			  const struct ketw_cpu_stats *st, const bool *valid,
-			  unsigned int nr)
+int ketw_output_add_file_stats(struct ketw_output *out,
+			       const struct ketw_file_cpu_stats *st,
+			       unsigned int nr)
 {
 	struct ketw_file_stats hdr = {
-		.nr_entries = nr,
-		.entry_size = sizeof(struct ketw_file_cpu_stats),
-	};
-	struct ketw_file_section s = {
-		.type = KETW_SECTION_CPU_STATS,
-		.length = sizeof(hdr) + (uint64_t)nr * hdr.entry_size,
+		.nr_entries = ketw_out32(out, nr),
+		.entry_size = ketw_out32(out, sizeof(*st)),
 	};
 	struct ketw_file_cpu_stats e;
 	unsigned int i;
@@ -339,25 +533,15 @@ int ketw_output_add_stats(struct ketw_output *out,
 	/* The records gathered so far come before the counters. */
 	err = ketw_output_flush(out);
 	if (!err)
-		err = ketw_output_raw(out, &s, sizeof(s));
+		err = ketw_output_section_header(out, KETW_SECTION_CPU_STATS, 0,
+						 sizeof(hdr) +
+						 (uint64_t)nr * sizeof(e));
 	if (!err)
 		err = ketw_output_raw(out, &hdr, sizeof(hdr));
 	for (i = 0; !err && i < nr; i++) {
-		memset(&e, 0, sizeof(e));
-		e.cpu = st[i].cpu;
-		if (!valid || valid[i]) {
-			e.flags = KETW_FILE_STATS_VALID;
-			e.written = st[i].written;
-			e.lost_full = st[i].lost_full;
-			e.overwritten = st[i].overwritten;
-			e.lost_busy = st[i].lost_busy;
-			e.lost_nested = st[i].lost_nested;
-			e.truncated = st[i].truncated;
-			e.read = st[i].read;
-			e.sequence = st[i].sequence;
-			e.produced = st[i].produced;
-			e.consumed = st[i].consumed;
-		}
+		e = st[i];
+		if (out->swapped)
+			ketw_swap_file_cpu_stats(&e);
 		err = ketw_output_raw(out, &e, sizeof(e));
 	}
 	if (!err)
@@ -367,7 +551,77 @@ int ketw_output_add_stats(struct ketw_output *out,
 	return err;
 }
 
-int ketw_output_close(struct ketw_output *out)
+int ketw_output_add_stats(struct ketw_output *out,
+			  const struct ketw_cpu_stats *st, const bool *valid,
+			  unsigned int nr)
+{
+	struct ketw_file_cpu_stats *e;
+	unsigned int i;
+	int err;
+
+	e = calloc(nr ? nr : 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		e[i].cpu = st[i].cpu;
+		if (valid && !valid[i])
+			continue;
+		e[i].flags = KETW_FILE_STATS_VALID;
+		e[i].written = st[i].written;
+		e[i].lost_full = st[i].lost_full;
+		e[i].overwritten = st[i].overwritten;
+		e[i].lost_busy = st[i].lost_busy;
+		e[i].lost_nested = st[i].lost_nested;
+		e[i].truncated = st[i].truncated;
+		e[i].read = st[i].read;
+		e[i].sequence = st[i].sequence;
+		e[i].produced = st[i].produced;
+		e[i].consumed = st[i].consumed;
+	}
+	err = ketw_output_add_file_stats(out, e, nr);
+	free(e);
+	return err;
+}
+
+int ketw_output_add_clock(struct ketw_output *out, int64_t realtime_offset,
+			  uint64_t at)
+{
+	struct ketw_file_clock c = {
+		.realtime_offset = realtime_offset, .at = at,
+	};
+	struct ketw_file_clock w = c;
+
+	if (out->swapped)
+		ketw_swap_file_clock(&w);
+	out->clock = c;
+	out->have_clock = true;
+	return ketw_output_section(out, KETW_SECTION_CLOCK, &w, sizeof(w),
+				   NULL, 0);
+}
+
+int ketw_output_add_stream(struct ketw_output *out,
+			   const struct ketw_file_stream *s)
+{
+	struct ketw_file_stream w = *s;
+
+	if (out->swapped)
+		ketw_swap_file_stream(&w);
+	return ketw_output_section(out, KETW_SECTION_STREAM, &w, sizeof(w),
+				   NULL, 0);
+}
+
+void ketw_output_keep_rundown(struct ketw_output *out, size_t max_bytes)
+{
+	out->rundown_max = max_bytes;
+}
+
+uint64_t ketw_output_rundown_left_out(const struct ketw_output *out)
+{
+	return out->rundown_left_out;
+}
+
+/* The gathered records and the END section; the file stays open. */
+static int ketw_output_end(struct ketw_output *out)
 {
 	int err = out->err;
 
@@ -380,7 +634,44 @@ int ketw_output_close(struct ketw_output *out)
 					  NULL, 0);
 	if (!err && fflush(out->f))
 		err = -errno;
+	return err;
+}
+
+int ketw_output_rotate(struct ketw_output *out, const char *path)
+{
+	int err = ketw_output_end(out);
+
 	if (fclose(out->f) && !err)
+		err = -errno;
+	out->f = NULL;
+	if (err) {
+		out->err = err;
+		return err;
+	}
+	/* The next file: written now, with what decodes it. */
+	out->hdr.creation_time = ketw_realtime_ns();
+	err = ketw_output_open(out, path);
+	if (err) {
+		out->err = err;
+		return err;
+	}
+	if (out->have_clock)
+		err = ketw_output_add_clock(out, out->clock.realtime_offset,
+					    out->clock.at);
+	if (!err && out->rundown_len)
+		err = ketw_output_section(out, KETW_SECTION_RUNDOWN,
+					  out->rundown, out->rundown_len,
+					  NULL, 0);
+	if (!err && fflush(out->f))
+		err = out->err = -errno;
+	return err;
+}
+
+int ketw_output_close(struct ketw_output *out)
+{
+	int err = out->f ? ketw_output_end(out) : out->err ? out->err : -EIO;
+
+	if (out->f && fclose(out->f) && !err)
 		err = -errno;
 	ketw_output_free(out);
 	return err;
@@ -388,7 +679,8 @@ int ketw_output_close(struct ketw_output *out)
 
 void ketw_output_abort(struct ketw_output *out, const char *path)
 {
-	fclose(out->f);
+	if (out->f)
+		fclose(out->f);
 	ketw_output_free(out);
 	if (path)
 		unlink(path);

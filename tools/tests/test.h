@@ -128,5 +128,7 @@ int test_run_ketw_tty(const char *const *env, const char *const *argv,
  * (test_file.c).
  */
 void test_swap_file(unsigned char *buf, size_t len);
+/* The same for @len bytes of records (a records section's body). */
+void test_swap_records(unsigned char *body, size_t len);
 
 #endif /* _KETW_TEST_H */

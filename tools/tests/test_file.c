@@ -507,11 +507,46 @@ static void swap_ext_area(unsigned char *p)
 	swap_u32s(p + 4, 1);
 }
 
+/* Swap a run of native records in place, field by field. */
+void test_swap_records(unsigned char *body, size_t end)
+{
+	size_t roff;
+
+	for (roff = 0; roff < end;) {
+		struct ketw_event_header *r = (void *)(body + roff);
+		size_t span = KETW_RECORD_SPAN(r->size);
+		uint16_t flags = r->flags;
+		uint32_t id = r->event_id;
+
+		if (flags & KETW_RECORD_PADDING) {
+			SWAP(r, pad_f);
+		} else {
+			SWAP(r, rec_f);
+			if (flags & KETW_RECORD_EXT)
+				swap_ext_area((void *)(r + 1));
+			if (!(flags & KETW_RECORD_SYSTEM))
+				id = 0;
+			if (id == KETW_SYS_START)
+				SWAP(r + 1, sys_start_f);
+			if (id == KETW_SYS_STOP)
+				SWAP(r + 1, sys_stop_f);
+			if (id == KETW_SYS_OVERFLOW)
+				SWAP(r + 1, sys_overflow_f);
+			if (id == KETW_SYS_RESUME)
+				SWAP(r + 1, sys_resume_f);
+			if (id == KETW_SYS_ERROR)
+				SWAP(r + 1, sys_error_f);
+			swap_sys_provider_payload(id, (unsigned char *)(r + 1));
+		}
+		roff += span;
+	}
+}
+
 /* Swap a native file in place, field by field. */
 void test_swap_file(unsigned char *buf, size_t len)
 {
 	struct ketw_file_header *h = (void *)buf;
-	size_t off = h->header_size, end, roff;
+	size_t off = h->header_size;
 
 	SWAP(h, hdr_f);
 	while (off + sizeof(struct ketw_file_section) <= len) {
@@ -523,37 +558,10 @@ void test_swap_file(unsigned char *buf, size_t len)
 		SWAP(s, sec_f);
 		if (type == KETW_SECTION_CPU_RECORDS) {
 			SWAP(body, cpurec_f);
-			end = length;
-			for (roff = sizeof(struct ketw_file_cpu_records);
-			     roff < end;) {
-				struct ketw_event_header *r = (void *)(body + roff);
-				size_t span = KETW_RECORD_SPAN(r->size);
-				uint16_t flags = r->flags;
-				uint32_t id = r->event_id;
-
-				if (flags & KETW_RECORD_PADDING) {
-					SWAP(r, pad_f);
-				} else {
-					SWAP(r, rec_f);
-					if (flags & KETW_RECORD_EXT)
-						swap_ext_area((void *)(r + 1));
-					if (!(flags & KETW_RECORD_SYSTEM))
-						id = 0;
-					if (id == KETW_SYS_START)
-						SWAP(r + 1, sys_start_f);
-					if (id == KETW_SYS_STOP)
-						SWAP(r + 1, sys_stop_f);
-					if (id == KETW_SYS_OVERFLOW)
-						SWAP(r + 1, sys_overflow_f);
-					if (id == KETW_SYS_RESUME)
-						SWAP(r + 1, sys_resume_f);
-					if (id == KETW_SYS_ERROR)
-						SWAP(r + 1, sys_error_f);
-					swap_sys_provider_payload(id,
-						(unsigned char *)(r + 1));
-				}
-				roff += span;
-			}
+			test_swap_records(body + sizeof(struct ketw_file_cpu_records),
+					 length - sizeof(struct ketw_file_cpu_records));
+		} else if (type == KETW_SECTION_RUNDOWN) {
+			test_swap_records(body, length);
 		} else if (type == KETW_SECTION_CPU_STATS) {
 			struct ketw_file_stats *st = (void *)body;
 			uint32_t i, nr = st->nr_entries, esz = st->entry_size;
@@ -561,6 +569,12 @@ void test_swap_file(unsigned char *buf, size_t len)
 			SWAP(st, stats_f);
 			for (i = 0; i < nr; i++)
 				SWAP(body + sizeof(*st) + i * esz, cpustats_f);
+		} else if (type == KETW_SECTION_CLOCK) {
+			swap_u64s(body, 2);
+		} else if (type == KETW_SECTION_STREAM) {
+			swap_u64s(body, 1);
+			swap_u32s(body + 8, 2);
+			swap_u64s(body + 16, (length - 16) / 8);
 		}
 		off += sizeof(*s) + ((length + 7) & ~7ull);
 	}
