@@ -12,6 +12,7 @@
 #define _KETW_CLI_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +62,8 @@ int cmd_disable(int argc, char **argv);
 int cli_enable_or_disable(int argc, char **argv, bool disable);
 int cmd_rundown(int argc, char **argv);
 int cmd_log(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
+int cmd_listen(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* ---- messages.c ---- */
@@ -123,6 +126,10 @@ int cli_check_session_name(const char *cmd, const char *name);
  */
 int cli_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
 		uint64_t min, uint64_t max, uint64_t *out);
+/* The same for an option named @opt ("--baud"). */
+int cli_opt_u64_named(const char *cmd, const char *opt, const char *arg,
+		      const char *what, uint64_t min, uint64_t max,
+		      uint64_t *out);
 
 /* ---- device.c ---- */
 
@@ -195,6 +202,8 @@ int cli_trace_create(struct cli_trace *t, const char *path,
 		     const struct ketw_session_attr *attr);
 /* One record (for its CPU); 0 or -errno (the caller reports). */
 int cli_trace_add(struct cli_trace *t, const struct ketw_record *rec);
+/* The drain's sink into @t, which will be (or is) writing @path. */
+struct cli_sink cli_trace_sink(struct cli_trace *t, const char *path);
 /*
  * Every record added so far into the file. 0, or 1 after a message (the
  * file is then closed as it is: cut short, but readable).
@@ -215,6 +224,31 @@ void cli_trace_abort(struct cli_trace *t, bool keep);
 
 /* format.c: "1.5 MiB", "512 B" */
 char *cli_size_format(uint64_t bytes, char *buf, size_t len);
+
+/* ---- serial.c ---- */
+
+/*
+ * Open serial line @dev raw at @baud, to write (@reader false, blocking)
+ * or to read (non-blocking; a FIFO read-write, so that its writers may
+ * come and go). A FIFO or a file that is not a terminal is taken as it
+ * is. 0 and *@fd, or 1 after a message (*@fd then open or -1).
+ */
+int cli_serial_open(const char *dev, bool reader, unsigned int baud, int *fd);
+
+/* ---- stop.c ---- */
+
+/* Set by SIGINT, SIGTERM and SIGHUP once cli_stop_signals_catch() ran. */
+extern volatile sig_atomic_t cli_stop;
+#define CLI_STOP_NR_SIGNALS	3
+/*
+ * Catch the stop signals (cli_stop = 0 first), saving the old actions
+ * in @old (CLI_STOP_NR_SIGNALS of them); a signal its starter ignored
+ * stays ignored, SIGTERM excepted. _restore() puts them back.
+ */
+void cli_stop_signals_catch(struct sigaction *old);
+void cli_stop_signals_restore(const struct sigaction *old);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t cli_now_ns(void);
 
 /* ---- progress.c ---- */
 
@@ -414,11 +448,18 @@ int cli_record_triggered(struct cli_start *s, const char *path,
 /* Every CPU's records of session @name, consuming none, into @path. */
 int cli_snapshot_write(int fd, const char *name, const char *path);
 
-/* ---- cmd_extract.c: draining a session, shared with record ---- */
+/* ---- cmd_extract.c: draining a session, shared with record and stream ---- */
+
+/* Where drained records go: a trace file (cli_trace_sink()), a stream. */
+struct cli_sink {
+	int (*put)(void *ctx, const struct ketw_record *rec); /* 0, -errno */
+	void *ctx;
+	const char *name;	/* for messages: the file, the peer */
+};
 
 struct cli_drain {
-	struct cli_trace *trace;	/* where the records go */
-	int trace_err;		/* its error (-errno), which stopped the drain */
+	struct cli_sink sink;	/* where the records go */
+	int sink_err;		/* its error (-errno), which stopped the drain */
 	unsigned int nr_cpus;
 	bool use_read;		/* read() rather than mmap */
 	struct ketw_mmap *m;	/* mmap: one per CPU (meta NULL: none) */
@@ -433,12 +474,12 @@ struct cli_drain {
 
 /*
  * Set up the drain of session @name (@fd attached, read-write) into
- * @trace: unless @use_read, the mappings. 0, or 1 after a message;
+ * @sink: unless @use_read, the mappings. 0, or 1 after a message;
  * cli_drain_end() in either case.
  */
 int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
 		    const struct ketw_session_attr *attr, bool use_read,
-		    struct cli_trace *trace);
+		    const struct cli_sink *sink);
 /*
  * One pass: what every CPU has committed now (mmap), or what is pending
  * plus a buffer per CPU (read(), @st and @valid the counters now).

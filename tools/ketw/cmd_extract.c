@@ -35,9 +35,9 @@ static int extract_record(const struct ketw_record *rec, void *ctx)
 		x->bad_cpu++;
 		return 0;
 	}
-	err = cli_trace_add(x->trace, rec);
+	err = x->sink.put(x->sink.ctx, rec);
 	if (err) {
-		x->trace_err = err;
+		x->sink_err = err;
 		return err;
 	}
 	x->bytes += rec->span;
@@ -81,8 +81,8 @@ static int extract_read(int fd, const char *name,
 					       st[cpu].consumed);
 	err = ketw_reader_drain(fd, extract_bound(attr, st, valid),
 				extract_record, x, &bytes);
-	if (err && x->trace_err)
-		return cli_error("cannot write %s: %s", x->trace->path,
+	if (err && x->sink_err)
+		return cli_error("cannot write %s: %s", x->sink.name,
 				 strerror(-err));
 	if (err == -EBADMSG)
 		return cli_error("session '%s': read() returned a malformed record",
@@ -114,9 +114,9 @@ static int extract_mmap(const char *name, const struct ketw_session_attr *attr,
 		m[cpu].dropped = m[cpu].torn = 0;
 		err = ketw_mmap_consume(&m[cpu], extract_record, x);
 		x->raced += m[cpu].dropped + m[cpu].torn;
-		if (err && x->trace_err)
+		if (err && x->sink_err)
 			return cli_error("cannot write %s: %s",
-					 x->trace->path, strerror(-err));
+					 x->sink.name, strerror(-err));
 		if (err == -EBADMSG)
 			return cli_error("session '%s': cpu %u: malformed record in the mapped buffer",
 					 name, cpu);
@@ -130,7 +130,7 @@ static int extract_mmap(const char *name, const struct ketw_session_attr *attr,
 
 int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
 		    const struct ketw_session_attr *attr, bool use_read,
-		    struct cli_trace *trace)
+		    const struct cli_sink *sink)
 {
 	unsigned int cpu;
 	int err;
@@ -140,7 +140,7 @@ int cli_drain_begin(struct cli_drain *d, int fd, const char *name,
 	cli_progress_init(&d->progress, "extract");
 	d->use_read = use_read;
 	d->nr_cpus = attr->nr_cpus;
-	d->trace = trace;
+	d->sink = *sink;
 	if (use_read)
 		return 0;
 	d->m = calloc(attr->nr_cpus, sizeof(*d->m));
@@ -210,6 +210,7 @@ int cmd_extract(int argc, char **argv)
 	struct ketw_session_attr attr;
 	struct cli_drain x = { 0 };
 	struct cli_trace trace = { 0 };
+	struct cli_sink sink;
 	static const struct option longopts[] = {
 		{ "read", no_argument, NULL, CLI_OPT_READ },
 		{ NULL, 0, NULL, 0 },
@@ -262,7 +263,8 @@ int cmd_extract(int argc, char **argv)
 	if (ret)
 		goto out_free;
 
-	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &trace);
+	sink = cli_trace_sink(&trace, path);
+	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &sink);
 	if (!ret)
 		ret = cli_trace_create(&trace, path, &attr);
 	if (!ret)

@@ -26,65 +26,6 @@
 
 #define RECORD_OPT_DETACH	0x200
 
-static const int record_signals[] = { SIGINT, SIGTERM, SIGHUP };
-#define RECORD_NR_SIGNALS \
-	(sizeof(record_signals) / sizeof(record_signals[0]))
-
-static volatile sig_atomic_t record_stop;
-
-static void record_signal(int sig)
-{
-	(void)sig;
-	record_stop = 1;
-}
-
-/*
- * Handle the stop signals from now on, and deliver those already pending
- * (blocked by whoever started us); one ignored by whoever started us
- * (nohup, a background job's SIGINT) stays ignored, SIGTERM excepted.
- */
-static void record_signals_catch(struct sigaction *old)
-{
-	struct sigaction sa;
-	sigset_t set;
-	unsigned int i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = record_signal;
-	sa.sa_flags = SA_RESTART;	/* nanosleep() still returns early */
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&set);
-	for (i = 0; i < RECORD_NR_SIGNALS; i++) {
-		sigaddset(&sa.sa_mask, record_signals[i]);
-		sigaddset(&set, record_signals[i]);
-	}
-	record_stop = 0;
-	for (i = 0; i < RECORD_NR_SIGNALS; i++) {
-		sigaction(record_signals[i], NULL, &old[i]);
-		if (old[i].sa_handler == SIG_IGN &&
-		    record_signals[i] != SIGTERM)
-			continue;
-		sigaction(record_signals[i], &sa, NULL);
-	}
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-}
-
-static void record_signals_restore(const struct sigaction *old)
-{
-	unsigned int i;
-
-	for (i = 0; i < RECORD_NR_SIGNALS; i++)
-		sigaction(record_signals[i], &old[i], NULL);
-}
-
-static uint64_t record_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -95,10 +36,11 @@ int cmd_record(int argc, char **argv)
 	};
 	static struct cli_start s;
 	const char *path = CLI_DEFAULT_FILE, *name;
-	struct sigaction old_sig[RECORD_NR_SIGNALS];
+	struct sigaction old_sig[CLI_STOP_NR_SIGNALS];
 	struct ketw_session_attr attr;
 	struct cli_trace trace = { 0 };
 	struct cli_drain x = { 0 };
+	struct cli_sink sink;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, use_read = false, started = false;
 	bool detach = false, signals = false;
@@ -167,7 +109,7 @@ int cmd_record(int argc, char **argv)
 	 * it comes: before the session exists, it is still started, then
 	 * stopped at once and written.
 	 */
-	record_signals_catch(old_sig);
+	cli_stop_signals_catch(old_sig);
 	signals = true;
 
 	/* Read-write: the mapped meta pages take our position. */
@@ -191,7 +133,8 @@ int cmd_record(int argc, char **argv)
 	ret = cli_cpu_stats_alloc(name, attr.nr_cpus, &st, &valid);
 	if (ret)
 		goto out;
-	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &trace);
+	sink = cli_trace_sink(&trace, path);
+	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &sink);
 	if (ret)
 		goto out;
 	ret = cli_trace_create(&trace, path, &attr);
@@ -200,7 +143,7 @@ int cmd_record(int argc, char **argv)
 	x.progress.what = "record";
 	x.endless = true;
 	if (seconds)
-		deadline = record_now_ns() + seconds * 1000000000ull;
+		deadline = cli_now_ns() + seconds * 1000000000ull;
 
 	for (;;) {
 		struct timespec tick = { 0, 100 * 1000000L };
@@ -217,8 +160,8 @@ int cmd_record(int argc, char **argv)
 		if (ret)
 			break;
 		cli_progress_update(&x.progress, x.bytes, 0, x.records);
-		if (record_stop || (max_records && x.records >= max_records) ||
-		    (deadline && record_now_ns() >= deadline))
+		if (cli_stop || (max_records && x.records >= max_records) ||
+		    (deadline && cli_now_ns() >= deadline))
 			break;
 		nanosleep(&tick, NULL);
 	}
@@ -252,7 +195,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (signals)
-		record_signals_restore(old_sig);
+		cli_stop_signals_restore(old_sig);
 	cli_start_free(&s);
 	return ret;
 }

@@ -251,8 +251,10 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	const struct ketw_file_header *h = ketw_input_header(in);
 	const struct ketw_file_session *s = &h->session;
 	const struct ketw_file_cpu_stats *st;
+	const struct ketw_file_stream *fs;
 	uint64_t recs, gaps, tot[8] = { 0 };
 	unsigned int cpu, idle = 0;
+	int64_t offset;
 	char t[64];
 
 	printf("file:     %s (ketw trace format %u.%u%s)\n", path,
@@ -266,6 +268,10 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	       s->max_data_size);
 	printf("clock:    %s (resolution %u ns)\n",
 	       cli_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
+	if (!ketw_input_clock_offset(in, &offset, NULL))
+		printf("wall:     timestamps + %lld ns = CLOCK_REALTIME (0 was %s)\n",
+		       (long long)offset,
+		       cli_time_format((uint64_t)offset, t, sizeof(t)));
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default; providers enabled one by one have their own)\n",
 	       s->level ? cli_or(ketw_level_name(s->level), "?") : "all",
 	       (unsigned long long)s->match_any,
@@ -286,6 +292,28 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	if (rd->modules)
 		printf("modules:  %llu (code addresses placed by them)\n",
 		       (unsigned long long)rd->modules);
+	fs = ketw_input_stream(in);
+	if (fs) {
+		printf("stream:   %016llx, %u connection%s, %s: %llu frames, %llu records; %llu bad, %llu missing, %llu duplicates, %llu oversize, %llu cut, %llu bytes skipped\n",
+		       (unsigned long long)fs->stream_id, fs->connections,
+		       fs->connections == 1 ? "" : "s",
+		       fs->flags & KETW_FILE_STREAM_COMPLETE ? "complete" :
+		       "incomplete (no END)",
+		       (unsigned long long)fs->frames,
+		       (unsigned long long)fs->records,
+		       (unsigned long long)fs->bad_checksum,
+		       (unsigned long long)fs->seq_gaps,
+		       (unsigned long long)fs->duplicates,
+		       (unsigned long long)fs->oversize,
+		       (unsigned long long)fs->partial,
+		       (unsigned long long)fs->skipped);
+		if (fs->dropped_frames || fs->malformed || fs->unknown)
+			printf("          the sender could not send %llu frames (%llu records); %llu frames malformed, %llu of unknown types\n",
+			       (unsigned long long)fs->dropped_frames,
+			       (unsigned long long)fs->dropped_records,
+			       (unsigned long long)fs->malformed,
+			       (unsigned long long)fs->unknown);
+	}
 	if (ketw_input_skipped_sections(in))
 		printf("note:     %u sections of unknown type skipped\n",
 		       ketw_input_skipped_sections(in));

@@ -12,6 +12,8 @@ const struct cli_cmd cli_cmds[] = {
 	{ "list",    cmd_list,    "list the providers and their events" },
 	{ "start",   cmd_start,   "create a session and start tracing" },
 	{ "record",  cmd_record,  "start a session, save its records to a trace file until stopped, remove it" },
+	{ "stream",  cmd_stream,  "start a session and send its records off the machine as they come" },
+	{ "listen",  cmd_listen,  "collect the streams of many machines into trace files" },
 	{ "stop",    cmd_stop,    "stop tracing (the session keeps its records)" },
 	{ "extract", cmd_extract, "save a session's records to a trace file" },
 	{ "report",  cmd_report,  "print a trace file" },

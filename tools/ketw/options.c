@@ -66,19 +66,28 @@ int cli_check_session_name(const char *cmd, const char *name)
 		name, KETW_NAME_MAX - 1);
 }
 
-int cli_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
-		uint64_t min, uint64_t max, uint64_t *out)
+int cli_opt_u64_named(const char *cmd, const char *opt, const char *arg,
+		      const char *what, uint64_t min, uint64_t max,
+		      uint64_t *out)
 {
 	int err = ketw_parse_u64(arg, UINT64_MAX, out);
 
 	if (err == -EINVAL)
-		return cli_usage_error(cmd, "-%c: '%s' is not %s", opt, arg,
+		return cli_usage_error(cmd, "%s: '%s' is not %s", opt, arg,
 				       what);
 	if (err || *out < min || *out > max)
 		return cli_usage_error(cmd,
-			"-%c: %s is out of range (%llu to %llu)", opt, arg,
+			"%s: %s is out of range (%llu to %llu)", opt, arg,
 			(unsigned long long)min, (unsigned long long)max);
 	return 0;
+}
+
+int cli_opt_u64(const char *cmd, char opt, const char *arg, const char *what,
+		uint64_t min, uint64_t max, uint64_t *out)
+{
+	char name[3] = { '-', opt, '\0' };
+
+	return cli_opt_u64_named(cmd, name, arg, what, min, max, out);
 }
 
 int cli_session_only(int argc, char **argv, const char **name, int *fd)

@@ -4,18 +4,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-static uint64_t cli_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 #define CLI_PROGRESS_DELAY_NS	1000000000ull	/* show after a second */
 #define CLI_PROGRESS_EVERY_NS	200000000ull	/* then 5 times a second */

@@ -45,6 +45,18 @@ int cli_trace_add(struct cli_trace *t, const struct ketw_record *rec)
 	return ketw_output_add_record(t->out, rec->cpu, rec->hdr, rec->span);
 }
 
+static int cli_trace_put(void *ctx, const struct ketw_record *rec)
+{
+	return cli_trace_add(ctx, rec);
+}
+
+struct cli_sink cli_trace_sink(struct cli_trace *t, const char *path)
+{
+	struct cli_sink s = { .put = cli_trace_put, .ctx = t, .name = path };
+
+	return s;
+}
+
 /* After a failed call: the message, and the file goes (or stays, cut). */
 static int cli_trace_failed(struct cli_trace *t, int err, bool keep)
 {

@@ -690,6 +690,69 @@ void ketw_frame_decoder_eof(struct ketw_frame_decoder *dec);
 /* "PREAMBLE", "RECORD", "STATUS", "END"; NULL if unknown. */
 const char *ketw_frame_type_name(unsigned int type);
 
+/* ---- receiving a stream into a file -------------------------------- */
+
+/* What a PREAMBLE says, in host order. */
+struct ketw_stream_desc {
+	struct ketw_file_header hdr;	/* of the files to write */
+	struct ketw_stream_hello hello;
+	bool swapped;			/* the sender's order is not ours */
+};
+
+/*
+ * Check a PREAMBLE frame and describe its stream: 0, -EBADMSG (a message
+ * in @err) or -EPROTONOSUPPORT (a format major this library does not
+ * know).
+ */
+int ketw_stream_preamble_parse(const struct ketw_frame *f,
+			       struct ketw_stream_desc *d, char *err,
+			       size_t errlen);
+
+/*
+ * A stream being written into a trace file, through the incremental
+ * writer: readable up to its last flush whatever happens, in memory
+ * bounded by @mem_limit (ketw_output_set_limit(); 0: the writer's
+ * default) plus the last counters of nr_cpus CPUs.
+ */
+struct ketw_stream_rx;
+
+/* Rundown records kept for the chunks of a rotation (bytes). */
+#define KETW_STREAM_RUNDOWN_MAX	(1024 * 1024)
+
+int ketw_stream_rx_create(const char *path, const struct ketw_stream_desc *d,
+			  size_t mem_limit, struct ketw_stream_rx **rx);
+/*
+ * A frame of the stream, in its order, the PREAMBLE that described it
+ * first: RECORD into the file, STATUS and END noted (the last counters
+ * go into the file at its end), another connection's PREAMBLE counted
+ * (and the frames lost between the connections). Returns 0, -EBADMSG
+ * for a frame whose data makes no sense (counted as malformed; go on),
+ * or -errno of the file (it is dead).
+ */
+int ketw_stream_rx_frame(struct ketw_stream_rx *rx, const struct ketw_frame *f);
+/* Add a connection's decoder counters (since the last call) to the stream's. */
+void ketw_stream_rx_add_link(struct ketw_stream_rx *rx,
+			     const struct ketw_frame_stats *st);
+/* The END frame came. */
+bool ketw_stream_rx_complete(const struct ketw_stream_rx *rx);
+/* The stream's counters so far (what the STREAM section will say). */
+const struct ketw_file_stream *
+ketw_stream_rx_counters(const struct ketw_stream_rx *rx);
+const struct ketw_stream_desc *ketw_stream_rx_desc(const struct ketw_stream_rx *rx);
+/* Bytes it holds. */
+size_t ketw_stream_rx_memory(const struct ketw_stream_rx *rx);
+/* Bytes of its current file so far. */
+uint64_t ketw_stream_rx_size(const struct ketw_stream_rx *rx);
+/* Everything so far onto the file. */
+int ketw_stream_rx_flush(struct ketw_stream_rx *rx);
+/*
+ * End this file (the counters, the STREAM section so far, END) and go on
+ * in @path (ketw_output_rotate()).
+ */
+int ketw_stream_rx_rotate(struct ketw_stream_rx *rx, const char *path);
+/* End the file: the counters, the STREAM section, END; free @rx. */
+int ketw_stream_rx_close(struct ketw_stream_rx *rx);
+
 /* ---- reading a .ketw file ----------------------------------------- */
 
 struct ketw_input;
