@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "libketw.h"
+#include "rotate.h"
 
 /* Exit codes. */
 #define CLI_EXIT_OK		0
@@ -194,12 +195,28 @@ void cli_print_cpu_stats(const struct ketw_cpu_stats *st, const bool *valid,
  */
 struct cli_trace {
 	struct ketw_output *out;	/* NULL once finished or aborted */
-	const char *path;
+	const char *path;		/* the file being written */
+	bool rotating;			/* cut into chunks (rot) */
+	struct cli_rotate rot;
+	unsigned int chunks;		/* chunks begun after the first */
 };
 
-/* Create @path with @attr's header. 0, or 1 after a message. */
+/*
+ * Create @path with @attr's header, to be cut into chunks by @rotate
+ * (NULL: never). 0, or 1 after a message.
+ */
 int cli_trace_create(struct cli_trace *t, const char *path,
-		     const struct ketw_session_attr *attr);
+		     const struct ketw_session_attr *attr,
+		     const struct cli_rotate_opts *rotate);
+/*
+ * If the chunk is due to end (its size, its age): its counters @st,
+ * END, and the next chunk. 0, or 1 after a message (the file is then
+ * closed as it is).
+ */
+int cli_trace_rotate(struct cli_trace *t, const struct ketw_cpu_stats *st,
+		     const bool *valid, unsigned int nr);
+/* Is the chunk due to end at @now (CLOCK_MONOTONIC ns)? */
+bool cli_trace_rotate_due(const struct cli_trace *t, uint64_t now);
 /* One record (for its CPU); 0 or -errno (the caller reports). */
 int cli_trace_add(struct cli_trace *t, const struct ketw_record *rec);
 /* The drain's sink into @t, which will be (or is) writing @path. */

@@ -266,7 +266,7 @@ int cmd_extract(int argc, char **argv)
 	sink = cli_trace_sink(&trace, path);
 	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &sink);
 	if (!ret)
-		ret = cli_trace_create(&trace, path, &attr);
+		ret = cli_trace_create(&trace, path, &attr, NULL);
 	if (!ret)
 		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
 	cli_progress_end(&x.progress);

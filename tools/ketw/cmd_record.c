@@ -25,6 +25,8 @@
 #include "cli.h"
 
 #define RECORD_OPT_DETACH	0x200
+#define RECORD_OPT_ROTATE_SIZE	0x201
+#define RECORD_OPT_ROTATE_TIME	0x202
 
 int cmd_record(int argc, char **argv)
 {
@@ -32,9 +34,12 @@ int cmd_record(int argc, char **argv)
 		CLI_START_LONGOPTS,
 		{ "read", no_argument, NULL, CLI_OPT_READ },
 		{ "detach", no_argument, NULL, RECORD_OPT_DETACH },
+		{ "rotate-size", required_argument, NULL, RECORD_OPT_ROTATE_SIZE },
+		{ "rotate-time", required_argument, NULL, RECORD_OPT_ROTATE_TIME },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct cli_start s;
+	struct cli_rotate_opts rotate = { 0 };
 	const char *path = CLI_DEFAULT_FILE, *name;
 	struct sigaction old_sig[CLI_STOP_NR_SIGNALS];
 	struct ketw_session_attr attr;
@@ -59,6 +64,12 @@ int cmd_record(int argc, char **argv)
 		case RECORD_OPT_DETACH:
 			detach = true;
 			r = 0;
+			break;
+		case RECORD_OPT_ROTATE_SIZE:
+		case RECORD_OPT_ROTATE_TIME:
+			r = cli_rotate_option(argv[0], &rotate,
+					      c == RECORD_OPT_ROTATE_SIZE,
+					      optarg);
 			break;
 		case 'o':
 			path = optarg;
@@ -97,8 +108,8 @@ int cmd_record(int argc, char **argv)
 		s.flags |= KETW_SESSION_OWNED;
 
 	if (s.trig.nr) {	/* a flight recorder: trigger.c */
-		if (use_read || max_records)
-			ret = cli_usage_error(argv[0], "--trigger takes neither --read nor -n");
+		if (use_read || max_records || cli_rotate_on(&rotate))
+			ret = cli_usage_error(argv[0], "--trigger takes neither --read, -n nor --rotate-*");
 		else
 			ret = cli_record_triggered(&s, path, seconds);
 		goto out;
@@ -137,7 +148,7 @@ int cmd_record(int argc, char **argv)
 	ret = cli_drain_begin(&x, fd, name, &attr, use_read, &sink);
 	if (ret)
 		goto out;
-	ret = cli_trace_create(&trace, path, &attr);
+	ret = cli_trace_create(&trace, path, &attr, &rotate);
 	if (ret)
 		goto out;
 	x.progress.what = "record";
@@ -157,6 +168,14 @@ int cmd_record(int argc, char **argv)
 		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
 		if (!ret)	/* on disk: a killed recorder keeps it */
 			ret = cli_trace_flush(&trace);
+		/* A chunk that is due ends with the counters as they are. */
+		if (!ret && cli_trace_rotate_due(&trace, cli_now_ns())) {
+			ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st,
+						valid);
+			if (!ret)
+				ret = cli_trace_rotate(&trace, st, valid,
+						       attr.nr_cpus);
+		}
 		if (ret)
 			break;
 		cli_progress_update(&x.progress, x.bytes, 0, x.records);

@@ -58,6 +58,7 @@ struct report_opts {
 	bool activity_set;
 	struct report_activities act;	/* --activity and what it started */
 	struct cli_syms *syms;		/* symbols for code addresses */
+	const char *host;	/* several files: the record's host, or NULL */
 };
 
 static bool report_activity_has(const struct report_activities *a,
@@ -206,7 +207,37 @@ struct report_rundown {
 	struct cli_syms *syms;
 };
 
-/* First pass: the registry from the rundown, and what it holds. */
+/* A rundown record into the registry (or the symbols), counted. */
+static int report_scan_record(const struct ketw_record *rec, void *ctx)
+{
+	struct report_rundown *rd = ctx;
+	int err;
+
+	if (!ketw_record_is_rundown(rec))
+		return 0;
+	switch (rec->hdr->event_id) {
+	case KETW_SYS_PROVIDER:
+		rd->providers++;
+		break;
+	case KETW_SYS_EVENT_DESC:
+		rd->events++;
+		break;
+	case KETW_SYS_MODULE:
+		rd->modules++;
+		err = cli_syms_add_record(rd->syms, rec);
+		return err < 0 ? err : 0;
+	default:
+		rd->tasks++;
+		break;
+	}
+	err = ketw_registry_add_record(rd->reg, rec);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * First pass: the registry from the rundown (a chunk's copy of it
+ * first), and what it holds.
+ */
 static int report_scan(struct ketw_input *in, struct report_rundown *rd)
 {
 	struct ketw_record rec;
@@ -217,32 +248,11 @@ static int report_scan(struct ketw_input *in, struct report_rundown *rd)
 	if (!rd->reg || !rd->syms)
 		return -ENOMEM;
 	cli_syms_check_kernel(rd->syms, ketw_input_header(in));
-	while (ketw_input_next(in, &rec) > 0) {
-		if (!ketw_record_is_rundown(&rec))
-			continue;
-		switch (rec.hdr->event_id) {
-		case KETW_SYS_PROVIDER:
-			rd->providers++;
-			break;
-		case KETW_SYS_EVENT_DESC:
-			rd->events++;
-			break;
-		case KETW_SYS_MODULE:
-			rd->modules++;
-			err = cli_syms_add_record(rd->syms, &rec);
-			if (err < 0)
-				return err;
-			continue;
-		default:
-			rd->tasks++;
-			break;
-		}
-		err = ketw_registry_add_record(rd->reg, &rec);
-		if (err < 0)
-			return err;
-	}
+	err = ketw_input_rundown_copies(in, report_scan_record, rd);
+	while (!err && ketw_input_next(in, &rec) > 0)
+		err = report_scan_record(&rec, rd);
 	ketw_input_rewind(in);
-	return 0;
+	return err;
 }
 
 static void report_summary(const char *path, const struct ketw_input *in,
@@ -367,6 +377,15 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	       "  of this file by their sequence numbers\n");
 }
 
+/* A record's line; with several hosts' files, the host first. */
+static void report_line(const struct report_opts *o, const char *line)
+{
+	if (o->host)
+		printf("  host=%s %s\n", o->host, line);
+	else
+		printf("  %s\n", line);
+}
+
 /* -X: every record as it is, payloads in hex. */
 static int report_record_hex(const struct ketw_record *rec,
 			     const struct report_opts *o)
@@ -374,7 +393,7 @@ static int report_record_hex(const struct ketw_record *rec,
 	char line[512], sys[1024];
 
 	ketw_record_format(rec, line, sizeof(line));
-	printf("  %s\n", line);
+	report_line(o, line);
 	cli_report_items_text(rec, o->syms, stdout);
 	if (ketw_sys_payload_format(rec, sys, sizeof(sys)) > 0)
 		printf("    %s: %s\n",
@@ -422,12 +441,12 @@ static int report_record(const struct ketw_record *rec,
 	if (ketw_record_is_rundown(rec)) {
 		if (o->rundown) {
 			ketw_record_format_named(rec, reg, line, sizeof(line));
-			printf("  %s\n", line);
+			report_line(o, line);
 		}
 		return 0;
 	}
 	ketw_record_format_named(rec, reg, line, sizeof(line));
-	printf("  %s\n", line);
+	report_line(o, line);
 	cli_report_items_text(rec, o->syms, stdout);
 	if (rec->hdr->flags & KETW_RECORD_SYSTEM) {
 		if (ketw_sys_payload_format_named(rec, reg, sys,
@@ -451,32 +470,97 @@ static int report_record(const struct ketw_record *rec,
 	return 0;
 }
 
-static int report_records(struct ketw_input *in,
-			  const struct ketw_registry *reg,
-			  const struct report_opts *o)
+/* One record of the merged listing, if the filters keep it. */
+static int report_one(const struct ketw_record *rec,
+		      const struct ketw_registry *reg, bool swapped,
+		      const struct report_opts *o)
 {
-	bool swapped = ketw_input_swapped(in);
-	struct ketw_record rec;
+	if (!report_keep(rec, reg, o))
+		return 0;
+	if (o->json) {
+		if (!o->rundown && ketw_record_is_rundown(rec))
+			return 0;
+		cli_report_json_record(rec, reg, swapped, o->payload, o->syms,
+				       o->host);
+		return ferror(stdout) ? -EIO : 0;
+	}
+	return o->hex ? report_record_hex(rec, o) :
+			report_record(rec, reg, swapped, o);
+}
+
+/* A file being read: its input, its rundown, its wall clock. */
+struct report_file {
+	const char *path;
+	struct ketw_input *in;
+	struct report_rundown rd;
+	int64_t offset;			/* to CLOCK_REALTIME; 0 without */
+	bool have_offset;
+	struct ketw_record cur;		/* its next record, if have_cur */
+	bool have_cur;
+};
+
+/*
+ * Every file's records merged by wall-clock time (a timestamp plus its
+ * file's clock offset: files of several machines, or a file's chunks),
+ * each file's in its own order.
+ */
+static int report_records(struct report_file *f, unsigned int nr,
+			  struct report_opts *o, bool hosts)
+{
+	struct report_file *best;
+	unsigned int i;
 	int err;
 
-	while (ketw_input_next(in, &rec) > 0) {
-		if (!report_keep(&rec, reg, o))
-			continue;
-		if (o->json) {
-			if (!o->rundown && ketw_record_is_rundown(&rec))
+	for (i = 0; i < nr; i++) {
+		ketw_input_rewind(f[i].in);
+		f[i].have_cur = ketw_input_next(f[i].in, &f[i].cur) > 0;
+	}
+	for (;;) {
+		best = NULL;
+		for (i = 0; i < nr; i++) {
+			if (!f[i].have_cur)
 				continue;
-			cli_report_json_record(&rec, reg, swapped,
-					       o->payload, o->syms);
-			if (ferror(stdout))
-				return -EIO;
-			continue;
+			if (!best ||
+			    (int64_t)(f[i].cur.hdr->timestamp + f[i].offset -
+				      best->cur.hdr->timestamp - best->offset) < 0)
+				best = &f[i];
 		}
-		err = o->hex ? report_record_hex(&rec, o) :
-			       report_record(&rec, reg, swapped, o);
+		if (!best)
+			return 0;
+		o->syms = best->rd.syms;
+		o->host = hosts ? ketw_input_header(best->in)->hostname : NULL;
+		err = report_one(&best->cur, best->rd.reg,
+				 ketw_input_swapped(best->in), o);
 		if (err)
 			return err;
+		best->have_cur = ketw_input_next(best->in, &best->cur) > 0;
 	}
-	return 0;
+}
+
+/* Open @path as report does: a file cut short up to its last section. */
+static int report_open(struct report_file *f, const char *path)
+{
+	char err_msg[256];
+	int err;
+
+	f->path = path;
+	err = ketw_input_open_flags(path, KETW_INPUT_PARTIAL, &f->in, err_msg,
+				    sizeof(err_msg));
+	if (err) {
+		if (err == -ENOENT)
+			return cli_error("cannot open %s: %s (make one with 'ketw extract -o %s')",
+					 path, err_msg, path);
+		return cli_error("cannot read %s: %s", path, err_msg);
+	}
+	f->have_offset = !ketw_input_clock_offset(f->in, &f->offset, NULL);
+	if (!ketw_input_truncated(f->in))
+		return 0;
+	cli_error("%s: truncated at byte %llu: read %llu complete sections, %llu records (up to byte %llu; its writer died or is still writing, or the file was cut)",
+		  path, (unsigned long long)ketw_input_truncated(f->in),
+		  (unsigned long long)ketw_input_nr_sections(f->in),
+		  (unsigned long long)ketw_input_nr_records(f->in),
+		  (unsigned long long)ketw_input_read_bytes(f->in));
+	return CLI_EXIT_TRUNCATED;
 }
 
 int cmd_report(int argc, char **argv)
@@ -500,10 +584,10 @@ int cmd_report(int argc, char **argv)
 	static struct report_opts o = {
 		.payload = true, .records = true, .rundown = true,
 	};
-	struct report_rundown rd = { 0 };
-	struct ketw_input *in;
-	char err_msg[256];
-	int c, err, ret = CLI_EXIT_OK;
+	struct report_file *f = NULL;
+	unsigned int i, nr;
+	bool hosts = false;
+	int c, r, err, ret = CLI_EXIT_OK;
 
 	while ((c = cli_getopt_long(argc, argv, "NHXRi:t:", longopts,
 				    &ret)) != -1) {
@@ -595,62 +679,63 @@ int cmd_report(int argc, char **argv)
 			return ret;
 		}
 	}
-	if (optind < argc)
-		path = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error(argv[0], "unexpected argument '%s'",
-				       argv[optind]);
-
-	/* A file cut short is read up to its last complete section. */
-	err = ketw_input_open_flags(path, KETW_INPUT_PARTIAL, &in, err_msg,
-				    sizeof(err_msg));
-	if (err) {
-		if (err == -ENOENT)
-			return cli_error("cannot open %s: %s (make one with 'ketw extract -o %s')",
-					 path, err_msg, path);
-		return cli_error("cannot read %s: %s", path, err_msg);
+	nr = argc - optind;
+	if (!nr)
+		nr = 1;		/* path: -i FILE or the default */
+	f = calloc(nr, sizeof(*f));
+	if (!f)
+		return cli_error("out of memory");
+	for (i = 0; i < nr; i++) {
+		r = report_open(&f[i], optind < argc ? argv[optind + i] : path);
+		if (r == CLI_EXIT_TRUNCATED) {
+			ret = r;
+		} else if (r) {
+			ret = r;
+			goto out;
+		}
+		if (!f[i].have_offset && nr > 1)
+			cli_error("note: %s has no clock section: merged by its timestamps as they are",
+				  f[i].path);
+		hosts |= i && strcmp(ketw_input_header(f[i].in)->hostname,
+				     ketw_input_header(f[0].in)->hostname);
 	}
-	if (ketw_input_truncated(in)) {
-		cli_error("%s: truncated at byte %llu: read %llu complete sections, %llu records (up to byte %llu; its writer died or is still writing, or the file was cut)",
-			  path, (unsigned long long)ketw_input_truncated(in),
-			  (unsigned long long)ketw_input_nr_sections(in),
-			  (unsigned long long)ketw_input_nr_records(in),
-			  (unsigned long long)ketw_input_read_bytes(in));
-		ret = CLI_EXIT_TRUNCATED;
+	for (i = 0; i < nr; i++) {
+		err = report_scan(f[i].in, &f[i].rd);
+		if (!err && o.activity_set)
+			err = report_activity_follow(f[i].in, &o.act);
+		if (err) {
+			ret = cli_error("cannot read the rundown of %s: %s",
+					f[i].path, strerror(-err));
+			goto out;
+		}
+		if (!o.hex && !o.json)
+			cli_template_report_bind(f[i].in);
 	}
-	err = report_scan(in, &rd);
-	if (!err && o.activity_set)
-		err = report_activity_follow(in, &o.act);
-	if (err) {
-		ret = cli_error("cannot read the rundown of %s: %s", path,
-				strerror(-err));
-		goto out;
+	o.syms = f[0].rd.syms;
+	if (!o.json) {
+		for (i = 0; i < nr; i++) {
+			if (i)
+				printf("\n");
+			report_summary(f[i].path, f[i].in, &f[i].rd, o.hex);
+		}
 	}
-	o.syms = rd.syms;
-	if (!o.hex && !o.json)
-		cli_template_report_bind(in);
-	if (o.json) {
-		err = report_records(in, rd.reg, &o);
-		if (err == -ENOMEM)
-			ret = cli_error("out of memory");
-		else if (err)
-			ret = cli_error("writing the report failed");
-		goto out;
-	}
-	report_summary(path, in, &rd, o.hex);
-	if (o.records) {
-		printf("\n");
-		err = report_records(in, rd.reg, &o);
+	if (o.json || o.records) {
+		if (!o.json)
+			printf("\n");
+		err = report_records(f, nr, &o, hosts);
 		if (err == -ENOMEM)
 			ret = cli_error("out of memory");
 		else if (err)
 			ret = cli_error("writing the report failed");
 	}
 out:
-	ketw_registry_free(rd.reg);
-	cli_syms_free(rd.syms);
+	for (i = 0; f && i < nr; i++) {
+		ketw_registry_free(f[i].rd.reg);
+		cli_syms_free(f[i].rd.syms);
+		ketw_input_close(f[i].in);
+	}
+	free(f);
 	free(o.act.ids);
-	ketw_input_close(in);
 	if (fflush(stdout))
 		ret = cli_error("writing the report failed: %s",
 				strerror(errno));

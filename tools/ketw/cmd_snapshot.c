@@ -93,7 +93,7 @@ int cli_snapshot_write(int fd, const char *name, const char *path)
 
 	ret = cli_get_cpu_stats(fd, name, nr, before, valid);
 	if (!ret)
-		ret = cli_trace_create(&trace, path, &attr);
+		ret = cli_trace_create(&trace, path, &attr, NULL);
 	for (cpu = 0; !ret && cpu < nr; cpu++)
 		if (valid[cpu])
 			ret = snapshot_cpu(fd, name, cpu, buf, len, &trace,

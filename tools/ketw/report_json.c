@@ -96,7 +96,8 @@ static void json_trigger(struct cli_json *j, const struct ketw_record *rec,
 
 void cli_report_json_record(const struct ketw_record *rec,
 			    const struct ketw_registry *reg, bool swapped,
-			    bool payload, struct cli_syms *syms)
+			    bool payload, struct cli_syms *syms,
+			    const char *host)
 {
 	const struct ketw_event_header *h = rec->hdr;
 	bool sys = h->flags & KETW_RECORD_SYSTEM;
@@ -113,6 +114,10 @@ void cli_report_json_record(const struct ketw_record *rec,
 		pname = KETW_SYSTEM_PROVIDER_NAME;
 	cli_json_init(&j, stdout, false);
 	cli_json_object(&j, false);
+	if (host) {
+		cli_json_key(&j, "host");
+		cli_json_string(&j, host, KETW_FILE_HOST_LEN);
+	}
 	cli_json_key(&j, "cpu");
 	cli_json_u64(&j, rec->cpu);
 	cli_json_key(&j, "ts");

@@ -15,10 +15,12 @@ struct cli_syms;
  * @rec as a JSON object on a line of stdout: its header, the names the
  * registry @reg gives it, and (@payload) its fields decoded in the
  * writer's byte order (@swapped: the other one), or its payload in hex;
- * its extended data items as "items", addresses symbolised by @syms.
+ * its extended data items as "items", addresses symbolised by @syms;
+ * "host" first when @host is not NULL (a report of several hosts).
  */
 void cli_report_json_record(const struct ketw_record *rec,
 			    const struct ketw_registry *reg, bool swapped,
-			    bool payload, struct cli_syms *syms);
+			    bool payload, struct cli_syms *syms,
+			    const char *host);
 
 #endif /* _KETW_REPORT_JSON_H */

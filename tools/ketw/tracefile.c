@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rotate.h"
 
 int cli_trace_create(struct cli_trace *t, const char *path,
-		     const struct ketw_session_attr *attr)
+		     const struct ketw_session_attr *attr,
+		     const struct cli_rotate_opts *rotate)
 {
 	struct ketw_output_info info;
 	int64_t offset;
@@ -20,19 +22,29 @@ int cli_trace_create(struct cli_trace *t, const char *path,
 
 	memset(t, 0, sizeof(*t));
 	t->path = path;
+	if (rotate && cli_rotate_on(rotate)) {
+		t->rotating = true;
+		if (cli_rotate_init(&t->rot, path, ".ketw", rotate, false))
+			return cli_error("out of memory");
+	}
 	memset(&info, 0, sizeof(info));
 	ketw_output_info_from_attr(&info, attr);
 	err = ketw_output_create(path, &info, &t->out);
 	if (err) {
 		t->out = NULL;
+		cli_rotate_free(&t->rot);
 		return cli_error("cannot create %s: %s", path, strerror(-err));
 	}
+	/* Each chunk decodes alone: the rundown goes into every one. */
+	if (t->rotating)
+		ketw_output_keep_rundown(t->out, KETW_STREAM_RUNDOWN_MAX);
 	/* Where the clock stands: files of several machines merge by it. */
 	if (!ketw_clock_offset(attr->clock, &offset, &at)) {
 		err = ketw_output_add_clock(t->out, offset, at);
 		if (err) {
 			ketw_output_abort(t->out, path);
 			t->out = NULL;
+			cli_rotate_free(&t->rot);
 			return cli_error("cannot write %s: %s", path,
 					 strerror(-err));
 		}
@@ -63,6 +75,7 @@ static int cli_trace_failed(struct cli_trace *t, int err, bool keep)
 	cli_error("cannot write %s: %s", t->path, strerror(-err));
 	ketw_output_abort(t->out, keep ? NULL : t->path);
 	t->out = NULL;
+	cli_rotate_free(&t->rot);
 	if (keep)
 		cli_error("%s is cut short: 'ketw report' reads what it holds",
 			  t->path);
@@ -74,6 +87,36 @@ int cli_trace_flush(struct cli_trace *t)
 	int err = ketw_output_flush(t->out);
 
 	return err ? cli_trace_failed(t, err, true) : 0;
+}
+
+bool cli_trace_rotate_due(const struct cli_trace *t, uint64_t now)
+{
+	return t->rotating && t->out &&
+	       cli_rotate_due(&t->rot, ketw_output_size(t->out), now);
+}
+
+int cli_trace_rotate(struct cli_trace *t, const struct ketw_cpu_stats *st,
+		     const bool *valid, unsigned int nr)
+{
+	uint64_t now = cli_now_ns();
+	int err;
+
+	if (!cli_trace_rotate_due(t, now))
+		return 0;
+	/* The chunk ends with the counters as they are now. */
+	err = ketw_output_add_stats(t->out, st, valid, nr);
+	if (err)
+		return cli_trace_failed(t, err, true);
+	if (cli_rotate_next(&t->rot, now))
+		return cli_trace_failed(t, -ENOMEM, true);
+	err = ketw_output_rotate(t->out, t->rot.path);
+	if (err) {
+		cli_error("cannot start %s: %s", t->rot.path, strerror(-err));
+		return cli_trace_failed(t, err, true);
+	}
+	t->path = t->rot.path;
+	t->chunks++;
+	return 0;
 }
 
 int cli_trace_finish(struct cli_trace *t, const struct ketw_cpu_stats *st,
@@ -89,6 +132,10 @@ int cli_trace_finish(struct cli_trace *t, const struct ketw_cpu_stats *st,
 	if (err)
 		return cli_error("cannot write %s: %s", t->path,
 				 strerror(-err));
+	if (t->chunks)
+		printf("%s, then %u more chunks, the last %s\n", t->rot.first,
+		       t->chunks, t->path);
+	cli_rotate_free(&t->rot);
 	return 0;
 }
 
@@ -101,4 +148,5 @@ void cli_trace_abort(struct cli_trace *t, bool keep)
 			  t->path);
 	ketw_output_abort(t->out, keep ? NULL : t->path);
 	t->out = NULL;
+	cli_rotate_free(&t->rot);
 }

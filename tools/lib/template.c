@@ -121,25 +121,34 @@ int ketw_templates_bind(struct ketw_templates *t, const char *name,
 	return 0;
 }
 
-int ketw_templates_bind_input(struct ketw_templates *t, struct ketw_input *in)
+/* A PROVIDER record binds the templates of its name to its GUID. */
+static int tpl_bind_record(const struct ketw_record *rec, void *ctx)
 {
 	struct ketw_sys_provider prov;
 	char name[KETW_NAME_MAX + 1];
+
+	if (!(rec->hdr->flags & KETW_RECORD_SYSTEM) ||
+	    rec->hdr->event_id != KETW_SYS_PROVIDER ||
+	    rec->data_len < sizeof(prov))
+		return 0;
+	memcpy(&prov, rec->data, sizeof(prov));
+	memcpy(name, prov.name, KETW_NAME_MAX);
+	name[KETW_NAME_MAX] = '\0';
+	ketw_templates_bind(ctx, name, prov.provider_guid);
+	return 0;
+}
+
+int ketw_templates_bind_input(struct ketw_templates *t, struct ketw_input *in)
+{
 	struct ketw_record rec;
 	unsigned int i;
 	int n = 0;
 
+	/* A chunk's rundown in copy first, then its own records. */
+	ketw_input_rundown_copies(in, tpl_bind_record, t);
 	ketw_input_rewind(in);
-	while (ketw_input_next(in, &rec) > 0) {
-		if (!(rec.hdr->flags & KETW_RECORD_SYSTEM) ||
-		    rec.hdr->event_id != KETW_SYS_PROVIDER ||
-		    rec.data_len < sizeof(prov))
-			continue;
-		memcpy(&prov, rec.data, sizeof(prov));
-		memcpy(name, prov.name, KETW_NAME_MAX);
-		name[KETW_NAME_MAX] = '\0';
-		ketw_templates_bind(t, name, prov.provider_guid);
-	}
+	while (ketw_input_next(in, &rec) > 0)
+		tpl_bind_record(&rec, t);
 	ketw_input_rewind(in);
 	for (i = 0; i < t->nprovs; i++)
 		n += !t->provs[i].by_guid && t->provs[i].bound;

@@ -73,7 +73,17 @@ TEST(cli_usage_errors)
 	run_expect(NO_DEV, ARGS("reset", "-b", "4"), 2, "unknown option -b");
 	run_expect(NO_DEV, ARGS("extract", "-o"), 2, "needs an argument");
 	run_expect(NO_DEV, ARGS("extract", "-o", ""), 2, "empty file name");
-	run_expect(NULL, ARGS("report", "a", "b"), 2, "unexpected argument 'b'");
+	run_expect(NULL, ARGS("listen"), 2, "-o DIR: where the files go");
+	run_expect(NULL, ARGS("stream", "-s", "x"), 2,
+		   "where to: -o FILE|-, --to HOST:PORT or --serial DEV");
+	run_expect(NULL, ARGS("stream", "-o", "-", "--to", "h:1"), 2,
+		   "one of -o, --to and --serial");
+	run_expect(NULL, ARGS("stream", "--attach", "-p", "x", "-o", "-"), 2,
+		   "--attach streams a session as it is");
+	run_expect(NULL, ARGS("record", "--rotate-size", "1K"), 2,
+		   "--rotate-size: '1K' is not a size of at least 64K");
+	run_expect(NULL, ARGS("listen", "-o", "/", "--rotate-time", "0"), 2,
+		   "--rotate-time: '0' is not a time");
 	run_expect(NULL, ARGS("help", "frob"), 2, "unknown command 'frob'");
 	run_expect(NO_DEV, ARGS("start", "-w", "0"), 2, "-w: 0 is out of range");
 	run_expect(NO_DEV, ARGS("start", "-w", "101"), 2, "out of range");
