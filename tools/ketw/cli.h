@@ -96,6 +96,8 @@ int cli_getopt(int argc, char **argv, const char *optstring,
  */
 int cli_getopt_long(int argc, char **argv, const char *optstring,
 		    const struct option *longopts, int *exit_code);
+/* Long options a command may have (besides --help). */
+#define CLI_MAX_LONGOPTS	30
 /* Values of long options that have no short form. */
 #define CLI_OPT_JSON		0x100
 #define CLI_OPT_READ		0x101

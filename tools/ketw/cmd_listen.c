@@ -70,6 +70,7 @@ struct listen_conn {
 	struct listen_stream *stream;	/* whose frames come now */
 	uint64_t start_ns;
 	uint64_t orphans;		/* good frames of no known stream */
+	bool done;			/* its stream ended: close it */
 	struct listen_conn *next;
 };
 
@@ -242,6 +243,27 @@ static struct listen_stream *listen_stream_new(struct listen *l,
 	return s;
 }
 
+/* The stream's file is due to end (its size, its age): the next chunk. */
+static void listen_rotate(struct listen_stream *s, uint64_t now)
+{
+	int err;
+
+	if (s->dead ||
+	    !cli_rotate_due(&s->rot, ketw_stream_rx_size(s->rx), now))
+		return;
+	/* The chunk's STREAM section: its counters so far. */
+	if (s->conn)
+		listen_attribute(s->conn);
+	err = cli_rotate_next(&s->rot, now);
+	if (!err)
+		err = ketw_stream_rx_rotate(s->rx, s->rot.path);
+	if (err) {
+		cli_error("cannot rotate to %s: %s", s->rot.path,
+			  strerror(-err));
+		s->dead = true;
+	}
+}
+
 /* ---- frames ---- */
 
 static void listen_frame(struct listen *l, struct listen_conn *c,
@@ -305,6 +327,15 @@ static void listen_frame(struct listen *l, struct listen_conn *c,
 		listen_attribute(c);
 		l->complete++;
 		listen_stream_close(l, s);
+		/* The sender waits for this to know the END arrived. */
+		if (!c->serial) {
+			static const unsigned char ack = KETW_STREAM_ACK;
+
+			if (write(c->fd, &ack, 1) != 1)
+				cli_error("%s: cannot acknowledge the end: %s",
+					  c->name, strerror(errno));
+			c->done = true;
+		}
 	}
 }
 
@@ -378,13 +409,20 @@ static void listen_read(struct listen *l, struct listen_conn *c)
 				  c->serial ? "end of input" : "closed");
 		return;
 	}
-	while (off < (size_t)n) {
+	while (off < (size_t)n && !c->done) {
 		used = ketw_frame_decode(&c->dec, l->rbuf + off, n - off, &f,
 					 &got);
 		off += used;
 		if (got)
 			listen_frame(l, c, &f);
 	}
+	if (c->done) {
+		listen_conn_close(l, c, NULL);
+		return;
+	}
+	/* By size: as the stream's sections go out, not a turn later. */
+	if (c->stream && l->rotate.size)
+		listen_rotate(c->stream, cli_now_ns());
 	if (!c->serial && !c->stream && c->dec.st.bytes > LISTEN_HELLO_BYTES)
 		listen_conn_close(l, c,
 				  "no PREAMBLE in its first MiB: not a ketw stream; closed");
@@ -461,16 +499,7 @@ static void listen_upkeep(struct listen *l, uint64_t now)
 				continue;
 			}
 		}
-		if (cli_rotate_due(&s->rot, ketw_stream_rx_size(s->rx), now)) {
-			err = cli_rotate_next(&s->rot, now);
-			if (!err)
-				err = ketw_stream_rx_rotate(s->rx, s->rot.path);
-			if (err) {
-				cli_error("cannot rotate to %s: %s",
-					  s->rot.path, strerror(-err));
-				s->dead = true;
-			}
-		}
+		listen_rotate(s, now);
 	}
 }
 
@@ -715,10 +744,11 @@ int cmd_listen(int argc, char **argv)
 	}
 	cli_stop_signals_restore(old_sig);
 out:
-	while (l.streams)
-		listen_stream_close(&l, l.streams);
+	/* Sources first: what they had begun counts for their streams. */
 	while (l.conns)
 		listen_conn_close(&l, l.conns, NULL);
+	while (l.streams)
+		listen_stream_close(&l, l.streams);
 	listen_summary(&l);
 	if (l.lfd >= 0)
 		close(l.lfd);

@@ -306,10 +306,12 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	}
 	stream_summary(name, &x, &snd);
-	if (snd.unsent) {
+	if (snd.unsent)
 		ret = cli_error("%s: %llu frames were left unsent when it gave up; the stream is incomplete",
 				o.link.target, (unsigned long long)snd.unsent);
-	}
+	else if (snd.unacked)
+		ret = cli_error("%s: the collector did not acknowledge the end of the stream; it may be incomplete",
+				o.link.target);
 out:
 	cli_drain_end(&x);
 	if (opened)

@@ -18,15 +18,21 @@ int cli_getopt(int argc, char **argv, const char *optstring,
 int cli_getopt_long(int argc, char **argv, const char *optstring,
 		    const struct option *extra, int *exit_code)
 {
-	struct option longopts[16] = {
+	struct option longopts[CLI_MAX_LONGOPTS + 2] = {
 		{ "help", no_argument, NULL, 'h' },
 	};
 	unsigned int n = 1;
 	char opts[64];
 	int c;
 
-	for (; extra && extra[n - 1].name && n < 15; n++)
+	for (; extra && extra[n - 1].name; n++) {
+		if (n > CLI_MAX_LONGOPTS) {	/* a command's table too long */
+			*exit_code = cli_error("%s: too many long options",
+					       argv[0]);
+			return '?';
+		}
 		longopts[n] = extra[n - 1];
+	}
 	memset(&longopts[n], 0, sizeof(longopts[n]));
 	/* ':' first: tell a missing argument from an unknown option. */
 	snprintf(opts, sizeof(opts), ":%sh", optstring);
@@ -38,9 +44,14 @@ int cli_getopt_long(int argc, char **argv, const char *optstring,
 		*exit_code = CLI_EXIT_OK;
 		return '?';
 	case ':':
-		*exit_code = cli_usage_error(argv[0],
-					     "option -%c needs an argument",
-					     optopt);
+		if (optopt && optopt < 0x100)
+			*exit_code = cli_usage_error(argv[0],
+						     "option -%c needs an argument",
+						     optopt);
+		else
+			*exit_code = cli_usage_error(argv[0],
+						     "option %s needs an argument",
+						     argv[optind - 1]);
 		return '?';
 	case '?':
 		if (optopt && optopt < 0x100)

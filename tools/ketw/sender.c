@@ -149,8 +149,11 @@ static void sender_drop(struct cli_sender *s, unsigned int type)
 static void sender_wire_written(struct cli_sender *s)
 {
 	while (s->wire_done < s->wire_frames &&
-	       s->wire_end[s->wire_done] <= s->wire_off)
+	       s->wire_end[s->wire_done] <= s->wire_off) {
+		if (s->wire_type[s->wire_done] == KETW_FRAME_END)
+			s->end_state = CLI_END_SENT;
 		s->wire_done++;
+	}
 	if (s->wire_off == s->wire_len) {
 		s->frames_sent += s->wire_frames;
 		s->wire_len = s->wire_off = 0;
@@ -180,6 +183,14 @@ static bool sender_wire_frame(struct cli_sender *s, unsigned int type,
 
 static void sender_status_frames(struct cli_sender *s, bool to_wire);
 
+static void sender_end_data(const struct cli_sender *s,
+			    struct ketw_stream_end *e)
+{
+	e->records = s->records;
+	e->dropped_frames = s->dropped_frames;
+	e->dropped_records = s->dropped_records;
+}
+
 /* A new connection: flag, PREAMBLE, the last STATUS, before the queue. */
 static void sender_opened(struct cli_sender *s)
 {
@@ -196,6 +207,14 @@ static void sender_opened(struct cli_sender *s)
 			  s->hdr_len + sizeof(hello));
 	if (s->connections > 1)
 		sender_status_frames(s, true);
+	/* The END the last connection lost: again, with what we know now. */
+	if (s->end_state == CLI_END_RESEND) {
+		struct ketw_stream_end e;
+
+		sender_end_data(s, &e);
+		sender_wire_frame(s, KETW_FRAME_END, &e, sizeof(e));
+		s->end_state = CLI_END_QUEUED;
+	}
 	s->backoff_ms = 0;
 	s->said_down = false;
 }
@@ -205,8 +224,14 @@ static void sender_down(struct cli_sender *s, int err)
 {
 	unsigned int i;
 
-	for (i = s->wire_done; i < s->wire_frames; i++)
+	for (i = s->wire_done; i < s->wire_frames; i++) {
 		sender_drop(s, s->wire_type[i]);
+		if (s->wire_type[i] == KETW_FRAME_END)
+			s->end_state = CLI_END_RESEND;
+	}
+	/* Written, not acknowledged: the peer may not have it. */
+	if (s->end_state == CLI_END_SENT)
+		s->end_state = CLI_END_RESEND;
 	s->frames_sent += s->wire_done;
 	s->wire_len = s->wire_off = 0;
 	s->wire_frames = s->wire_done = 0;
@@ -228,7 +253,7 @@ static void sender_down(struct cli_sender *s, int err)
 
 static void sender_connect(struct cli_sender *s)
 {
-	int fd, one = 1;
+	int fd, one = 1, sndbuf = CLI_SENDER_SNDBUF;
 
 	if (cli_now_ns() < s->next_try)
 		return;
@@ -239,6 +264,12 @@ static void sender_connect(struct cli_sender *s)
 		return;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/*
+	 * What the kernel holds for the peer is lost with the connection,
+	 * unknown to us; what waits in the queue is not. Keep the first
+	 * small.
+	 */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	s->fd = fd;
 	if (connect(fd, (struct sockaddr *)&s->addr, s->addrlen) == 0) {
 		sender_opened(s);
@@ -273,7 +304,7 @@ static void sender_refill(struct cli_sender *s)
 {
 	const struct sender_entry *e;
 
-	while ((e = sender_queue_head(s))) {
+	while (s->wire_len < CLI_SENDER_FILL && (e = sender_queue_head(s))) {
 		if (!sender_wire_frame(s, e->type, e + 1, e->len))
 			break;
 		sender_queue_pop(s, e->len);
@@ -457,13 +488,34 @@ int cli_sender_status(struct cli_sender *s, const struct ketw_cpu_stats *st,
 
 int cli_sender_end(struct cli_sender *s)
 {
-	struct ketw_stream_end e = {
-		.records = s->records,
-		.dropped_frames = s->dropped_frames,
-		.dropped_records = s->dropped_records,
-	};
+	struct ketw_stream_end e;
 
+	sender_end_data(s, &e);
+	s->end_state = CLI_END_QUEUED;
 	return sender_put2(s, KETW_FRAME_END, &e, sizeof(e), NULL, 0);
+}
+
+/*
+ * Over TCP the collector acknowledges END with a byte (KETW_STREAM_ACK)
+ * and closes: wait up to @wait_ms for it. An end of the connection
+ * without it means the END may be lost: reconnect, send it again.
+ */
+static void sender_wait_ack(struct cli_sender *s, int wait_ms)
+{
+	struct pollfd p = { .fd = s->fd, .events = POLLIN };
+	unsigned char b;
+	ssize_t n;
+
+	if (poll(&p, 1, wait_ms) <= 0)
+		return;
+	n = read(s->fd, &b, 1);
+	if (n == 1 && b == KETW_STREAM_ACK) {
+		s->end_state = CLI_END_ACKED;
+		return;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	sender_down(s, n < 0 ? errno : ECONNRESET);
 }
 
 int cli_sender_pump(struct cli_sender *s)
@@ -474,7 +526,9 @@ int cli_sender_pump(struct cli_sender *s)
 
 bool cli_sender_idle(const struct cli_sender *s)
 {
-	return !s->qlen && s->wire_off == s->wire_len;
+	return !s->qlen && s->wire_off == s->wire_len &&
+	       (s->kind != CLI_LINK_TCP || s->end_state == CLI_END_NONE ||
+		s->end_state == CLI_END_ACKED);
 }
 
 int cli_sender_finish(struct cli_sender *s, uint64_t deadline_ns,
@@ -488,6 +542,9 @@ int cli_sender_finish(struct cli_sender *s, uint64_t deadline_ns,
 		err = sender_pump(s, 100);
 		if (err)
 			break;
+		if (s->kind == CLI_LINK_TCP && s->fd >= 0 && !s->connecting &&
+		    s->end_state == CLI_END_SENT)
+			sender_wait_ack(s, 100);
 		if (s->kind == CLI_LINK_TCP && s->fd < 0) {
 			struct timespec t = { 0, 20 * 1000000L };
 
@@ -496,6 +553,9 @@ int cli_sender_finish(struct cli_sender *s, uint64_t deadline_ns,
 	}
 	/* What is left could not be sent. */
 	s->unsent = s->wire_frames - s->wire_done;
+	if (s->kind == CLI_LINK_TCP && (s->end_state == CLI_END_SENT ||
+					s->end_state == CLI_END_RESEND))
+		s->unacked = true;
 	while ((e = sender_queue_head(s))) {
 		s->unsent++;
 		sender_drop(s, e->type);

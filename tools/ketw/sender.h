@@ -18,6 +18,19 @@ enum cli_link_kind { CLI_LINK_FILE, CLI_LINK_SERIAL, CLI_LINK_TCP };
 /* Encoded frames in flight to the link at once. */
 #define CLI_SENDER_WIRE		(2 * KETW_FRAME_WIRE_MAX(KETW_FRAME_MAX_DATA))
 #define CLI_SENDER_BATCH	1024
+/* The socket's send buffer (bytes): what a lost connection may lose. */
+#define CLI_SENDER_SNDBUF	(64 * 1024)
+/* Encoded at once from the queue (bytes), lost too with a connection. */
+#define CLI_SENDER_FILL		(16 * 1024)
+
+/* Where the END frame is (TCP: until the collector acknowledges it). */
+enum cli_end_state {
+	CLI_END_NONE,		/* not made yet */
+	CLI_END_QUEUED,		/* queued, or being written */
+	CLI_END_SENT,		/* written: waiting for the acknowledgment */
+	CLI_END_RESEND,		/* its connection went first: send again */
+	CLI_END_ACKED,		/* the collector has it */
+};
 
 struct cli_sender_opts {
 	enum cli_link_kind kind;
@@ -70,6 +83,8 @@ struct cli_sender {
 	uint64_t connections;		/* made (TCP), or 1 */
 	uint64_t reconnects;		/* connections lost */
 	uint64_t unsent;		/* left when cli_sender_finish() gave up */
+	enum cli_end_state end_state;
+	bool unacked;			/* it gave up without the ack */
 };
 
 /*
@@ -92,11 +107,14 @@ int cli_sender_status(struct cli_sender *s, const struct ketw_cpu_stats *st,
 int cli_sender_end(struct cli_sender *s);
 /* Write what the link takes now (reconnect when it is time): 0, -errno. */
 int cli_sender_pump(struct cli_sender *s);
-/* Nothing queued, nothing being written. */
+/* Nothing queued, nothing being written, END acknowledged (TCP). */
 bool cli_sender_idle(const struct cli_sender *s);
 /*
- * Write everything, reconnecting if need be, until @deadline_ns or *@stop;
- * what is left then is dropped and counted (s->unsent). 0 or -errno.
+ * Write everything, reconnecting if need be, and (TCP) wait for the
+ * collector's acknowledgment of END, sending it again over a new
+ * connection if the last one ended without it; until @deadline_ns or
+ * *@stop. What is left then is dropped and counted (s->unsent,
+ * s->unacked). 0 or -errno.
  */
 int cli_sender_finish(struct cli_sender *s, uint64_t deadline_ns,
 		      volatile sig_atomic_t *stop);

@@ -43,6 +43,14 @@
 #define KETW_FRAME_STATUS	3  /* the kernel's counters, the clocks, losses */
 #define KETW_FRAME_END		4  /* the stream is complete */
 
+/*
+ * Over a connection that carries bytes back (TCP), a collector answers
+ * an END frame with this byte and closes: the sender then knows the
+ * stream arrived complete, and otherwise sends END again over a new
+ * connection.
+ */
+#define KETW_STREAM_ACK		0x06
+
 /**
  * struct ketw_stream_hello - the PREAMBLE's data, after the file header
  * @magic:           KETW_STREAM_MAGIC in the writer's order.

@@ -2,10 +2,12 @@
 /*
  * The unit-test runner.
  *
- *   ketw-test [--ketw PATH] [--fake LIB] [--no-fork] [NAME-SUBSTRING...]
+ *   ketw-test [--ketw PATH] [--fake LIB] [--proxy PATH] [--no-fork]
+ *             [NAME-SUBSTRING...]
  *
  * --ketw names the ketw binary the CLI tests run, --fake the LD_PRELOAD
- * stand-in for /dev/ketw (tests/fake/). Every test runs in a child process
+ * stand-in for /dev/ketw (tests/fake/), --proxy the fault proxy of the
+ * stream tests (tests/proxy/). Every test runs in a child process
  * (unless --no-fork); a test fails if a check fails, it crashes or it
  * exits non-zero. A skipped test (a missing feature) counts as neither.
  * The last line is "N passed, M failed"; the exit status is 1 if any
@@ -27,6 +29,7 @@ int test_failures;
 static int test_skipped;
 const char *test_ketw_path = "ketw/ketw";
 const char *test_fake_path;
+const char *test_proxy_path;
 static char test_dir[256];
 
 void test_register(struct test *t)
@@ -187,11 +190,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			first += 2;
+		} else if (!strcmp(argv[first], "--proxy") && first + 1 < argc) {
+			test_proxy_path = argv[first + 1];
+			first += 2;
 		} else if (!strcmp(argv[first], "--no-fork")) {
 			fork_it = false;
 			first++;
 		} else {
-			fprintf(stderr, "usage: %s [--ketw PATH] [--fake LIB] [--no-fork] [NAME...]\n",
+			fprintf(stderr, "usage: %s [--ketw PATH] [--fake LIB] [--proxy PATH] [--no-fork] [NAME...]\n",
 				argv[0]);
 			return 2;
 		}

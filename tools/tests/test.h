@@ -80,6 +80,8 @@ extern const uint8_t test_guid[KETW_GUID_SIZE];
 extern const char *test_ketw_path;
 /* Absolute path of the fake /dev/ketw library (--fake), or NULL. */
 extern const char *test_fake_path;
+/* Path of tests/ketw-fault-proxy (--proxy), or NULL. */
+extern const char *test_proxy_path;
 
 /* A path in the run's private temporary directory. */
 const char *test_path(const char *name);
