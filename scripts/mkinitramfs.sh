@@ -11,6 +11,10 @@
 #   /ketw/<name>.ko         each of $KETW_MODULES, loaded in that order;
 #                           /ketw/modules lists them
 #   /ketw/ketw              $KETW_TOOL with its shared libraries (if set)
+#   /ketw/ketw-fault-proxy  $KETW_PROXY (default tools/tests/ketw-fault-proxy,
+#                           if built): the stream tests' fault proxy
+#   /etc/hosts, /etc/nsswitch.conf, libnss_files
+#                           name lookups on the loopback (trace-cmd -N)
 #   /ketw/tests/            every file of $KETW_TESTS_DIR and the *.sh of
 #                           $SELFTESTS_SRCDIR
 #   /ketw/demo.sh           scripts/guest/demo.sh
@@ -29,6 +33,7 @@ out=${1:?usage: $0 OUTPUT.cpio.gz}
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${KETW_MODULES=$top/module/ketw.ko $top/module/samples/ketw_sample.ko $top/module/samples/ketw_stress.ko}"
 : "${KETW_TOOL=$top/tools/ketw/ketw}"
+: "${KETW_PROXY=$top/tools/tests/ketw-fault-proxy}"
 : "${KETW_TESTS_DIR=$top/build/selftests/ketw}"
 : "${SELFTESTS_SRCDIR=$top/selftests/ketw}"
 : "${EXTRA_BINS=}"
@@ -58,6 +63,23 @@ if [ -n "$KETW_TOOL" ]; then
 	[ -x "$KETW_TOOL" ] || { echo "mkinitramfs: missing tool $KETW_TOOL (run make tools)" >&2; exit 1; }
 	add_bin "$KETW_TOOL" /ketw/ketw
 fi
+
+if [ -n "$KETW_PROXY" ] && [ -x "$KETW_PROXY" ]; then
+	add_bin "$KETW_PROXY" /ketw/ketw-fault-proxy
+fi
+
+# Names on the loopback, for what resolves them (trace-cmd record -N):
+# glibc reads nsswitch.conf and loads libnss_files for "files".
+printf '127.0.0.1\tlocalhost ketw-guest\n::1\tlocalhost ip6-localhost\n' \
+	>"$stage/etc/hosts"
+printf 'hosts: files\npasswd: files\ngroup: files\n' >"$stage/etc/nsswitch.conf"
+for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /lib64 /usr/lib64; do
+	if [ -e "$d/libnss_files.so.2" ]; then
+		install -D -m 0644 "$(readlink -f "$d/libnss_files.so.2")" \
+			"$stage$d/libnss_files.so.2"
+		break
+	fi
+done
 
 if [ -d "$KETW_TESTS_DIR" ]; then
 	find "$KETW_TESTS_DIR" -maxdepth 1 -type f -exec install -m 0755 -t "$stage/ketw/tests" {} +

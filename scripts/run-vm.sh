@@ -24,6 +24,12 @@
 #   KCSAN_MODULES awk regex (as -v sees it, so '\\[ketw'): fail only on
 #                 KCSAN reports whose stacks match it
 #   BENCH_OUT     bench: where the table goes (default build/bench.txt)
+#   KETW_TOOL     check: the ketw tool that listens on the guest's second
+#                 serial port (ttyS1, a pipe chardev) and collects what
+#                 the guest streams there into VM_DIR/serial/; the guest
+#                 prints digests of what it sent (SERIAL-DIGEST lines),
+#                 which are compared here with the files (unset: no
+#                 second port)
 set -euo pipefail
 
 mode=${1:?usage: $0 check|demo|bench|shell}
@@ -66,10 +72,16 @@ if [ -z "${VM_ACCEL:-}" ]; then
 	VM_ACCEL=tcg,thread=single
 	[ "$mode" != bench ] || VM_ACCEL=tcg
 fi
+# check: the guest's second serial port is a pipe to ketw listen here
+# (libketw_stream_test streams a session over it; ketwserial tells it so).
+serial_on=false
+if [ "$mode" = check ] && [ -n "${KETW_TOOL:-}" ] && [ -x "${KETW_TOOL:-}" ]; then
+	serial_on=true
+fi
 qemu=(qemu-system-x86_64 -accel "$VM_ACCEL" -cpu "${VM_CPU:-max}"
 	-smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -no-reboot -nodefaults
 	-no-user-config -display none -kernel "$VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_DEBUG-slub_debug=FZPU page_poison=1} ${VM_APPEND:-}")
+	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_DEBUG-slub_debug=FZPU page_poison=1} $($serial_on && echo ketwserial=1) ${VM_APPEND:-}")
 # shellcheck disable=SC2206 # split on purpose
 qemu+=(${VM_QEMU_EXTRA:-})
 
@@ -77,10 +89,30 @@ if [ "$mode" = shell ]; then
 	exec "${qemu[@]}" -serial mon:stdio
 fi
 
+serial1=()
+lpid=
+sdir=$VM_DIR/serial
+if $serial_on; then
+	fifo=$VM_DIR/ttyS1
+	rm -rf "$sdir" "$fifo.in" "$fifo.out"
+	mkdir -p "$sdir"
+	mkfifo "$fifo.in" "$fifo.out"
+	"$KETW_TOOL" listen --serial "$fifo.out" -o "$sdir" >"$VM_DIR/serial-listen.log" 2>&1 &
+	lpid=$!
+	serial1=(-chardev "pipe,id=ketwser1,path=$fifo" -serial chardev:ketwser1)
+fi
+stop_listener() {
+	[ -n "$lpid" ] || return 0
+	kill -TERM "$lpid" 2>/dev/null || true
+	wait "$lpid" 2>/dev/null || true
+	lpid=
+}
+trap stop_listener EXIT
+
 echo "  QEMU    $mode: $(basename "$VMLINUZ"), $VM_ACCEL, timeout ${VM_TIMEOUT}s, log $log"
 start=$(date +%s)
 : >"$log"
-timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" -serial "file:$log" </dev/null &
+timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" -serial "file:$log" "${serial1[@]}" </dev/null &
 qpid=$!
 if [ "${VM_QUIET:-0}" != 1 ]; then
 	# Echo the console up to the kernel log dump, which is judged below.
@@ -198,6 +230,24 @@ elif [ "$mode" = bench ]; then
 		sed '1d;$d' >"$bench_out"
 	[ -s "$bench_out" ] || fail "bench printed no table"
 fi
+
+# The streams the guest sent over its second serial port: the host's
+# file of each must hold the records the guest kept, line for line.
+stop_listener
+while read -r _ _ name md5 nrec; do
+	f=$(ls "$sdir"/*-"$name"-*.ketw 2>/dev/null | grep -v '\.[0-9]*\.ketw$' | head -n 1 || true)
+	if [ -z "$f" ]; then
+		fail "serial: no file of stream '$name' from the guest's ttyS1 (see $VM_DIR/serial-listen.log)"
+		continue
+	fi
+	hmd5=$("$KETW_TOOL" report "$f" 2>/dev/null | awk '/^  cpu=/{p=1} p' | md5sum | cut -d' ' -f1)
+	hrec=$("$KETW_TOOL" report -H "$f" 2>/dev/null | awk '$1 == "all" { print $2 }')
+	if [ "$hmd5" = "$md5" ] && [ "$hrec" = "$nrec" ]; then
+		echo "  SERIAL  $name: $nrec records over the guest's ttyS1; the host's file matches the guest's, record for record"
+	else
+		fail "serial: $f ($hrec records, $hmd5) is not what the guest sent ($nrec records, $md5)"
+	fi
+done < <(grep '^@@KETW@@ SERIAL-DIGEST ' "$con" 2>/dev/null || true)
 
 harness_fail=${#problems[@]}
 echo

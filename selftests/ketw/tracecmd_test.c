@@ -712,4 +712,79 @@ TEST_F(bridge, trace_cmd_record_report)
 	unlink(TC_DAT);
 }
 
+/*
+ * trace-cmd's own collector, over the guest's loopback: trace-cmd listen
+ * takes what trace-cmd record -N sends (the ketw events, through the
+ * bridge) into a .dat of its own, and every tick the sample logged
+ * arrives there, once. trace-cmd resolves the host name it is given
+ * (/etc/hosts, nsswitch.conf and libnss_files in the initramfs).
+ */
+#define TC_LISTEN_DIR	"/tmp/ketw-tclisten"
+#define TC_PORT		"21765"
+
+TEST_F_TIMEOUT(bridge, trace_cmd_listen_network, 180)
+{
+	int status = -1, attempt;
+	char *log;
+	pid_t pid;
+
+	KETW_REQUIRE_PATH(TRACE_CMD, X_OK, "make check packs it: EXTRA_BINS");
+	KETW_REQUIRE_PATH("/etc/nsswitch.conf", R_OK,
+			  "the initramfs's name service set-up");
+	ASSERT_EQ(0, system("rm -rf " TC_LISTEN_DIR " && mkdir -p " TC_LISTEN_DIR));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = open(TC_LISTEN_DIR "/listen.log",
+			      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execl(TRACE_CMD, TRACE_CMD, "listen", "-p", TC_PORT, "-d",
+		      TC_LISTEN_DIR, "-o", "net", (char *)NULL);
+		_exit(127);
+	}
+	usleep(1500000);
+	for (attempt = 0; attempt < 3; attempt++) {
+		ASSERT_EQ(0, system("rm -f " TC_LISTEN_DIR "/net*"));
+		/*
+		 * The events come while the record runs, after its readers
+		 * started (TCG is slow to start them): a pause on each side.
+		 */
+		status = system(TRACE_CMD " record -N 127.0.0.1:" TC_PORT
+				" -e ketw sh -c 'sleep 2; echo 20 > "
+				SAMPLE_PARAM("emit") "; sleep 2'"
+				" >" TC_LOG " 2>&1");
+		if (status) {
+			log = slurp(TC_LOG);
+			TH_LOG("trace-cmd record -N: status %d:\n%s", status,
+			       log ? log : "(no log)");
+			free(log);
+		}
+		ASSERT_EQ(0, status);
+		usleep(1000000);	/* the listener writes its file */
+		free(self->text);
+		self->text = run("for f in " TC_LISTEN_DIR "/net*.dat; do "
+				 TRACE_CMD " report -i \"$f\"; done 2>&1",
+				 &status);
+		ASSERT_NE(NULL, self->text);
+		if (count_tev(self->text))
+			break;
+		TH_LOG("trace-cmd listen received no event (attempt %d):\n%.1500s",
+		       attempt + 1, self->text);
+	}
+	kill(pid, SIGINT);
+	usleep(500000);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* Over the network: the 20 ticks, each once, decoded. */
+	ASSERT_NE(0, count_tev(self->text)) {
+		log = slurp(TC_LISTEN_DIR "/listen.log");
+		TH_LOG("listen: %s", log ? log : "(no log)");
+		free(log);
+	}
+	expect_ticks(_metadata, self->text, 20, 1);
+	system("rm -rf " TC_LISTEN_DIR);
+}
+
 TEST_HARNESS_MAIN

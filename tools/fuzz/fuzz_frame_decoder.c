@@ -3,8 +3,11 @@
  * libFuzzer target: the stream frame decoder (lib/frame.c) over arbitrary
  * bytes, fed in pieces whose sizes the input's first byte chooses. Every
  * frame it delivers must lie in its buffer and survive a round trip
- * through the encoder; the counters must add up.
+ * through the encoder; the counters must add up. The frames then go to
+ * a stream receiver (lib/stream.c) as ketw listen hands them, writing
+ * to /dev/null: the PREAMBLE's checks, records, STATUS and END.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +43,33 @@ static void fuzz_round_trip(const struct ketw_frame *f)
 		abort();
 }
 
+/* What ketw listen does with a frame: a receiver from a PREAMBLE on. */
+static void fuzz_receive(struct ketw_stream_rx **rx,
+			 const struct ketw_frame *f)
+{
+	struct ketw_stream_desc d;
+	char err[128];
+	int ret;
+
+	if (!*rx) {
+		if (ketw_stream_preamble_parse(f, &d, err, sizeof(err)))
+			return;
+		if (d.hdr.nr_cpus > 8192)
+			return;		/* ketw listen's bound: LISTEN_MAX_CPUS */
+		if (ketw_stream_rx_create("/dev/null", &d,
+					  KETW_OUTPUT_LIMIT_MIN, rx))
+			abort();
+	}
+	ret = ketw_stream_rx_frame(*rx, f);
+	if (ret && ret != -EBADMSG)
+		abort();
+	if (ketw_stream_rx_memory(*rx) > (8u << 20))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct ketw_stream_rx *rx = NULL;
 	struct ketw_frame_decoder dec;
 	struct ketw_frame f;
 	size_t piece, off = 0, chunk, used, cap;
@@ -75,9 +103,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    f.len > KETW_FRAME_MAX_DATA)
 				abort();
 			fuzz_round_trip(&f);
+			fuzz_receive(&rx, &f);
 		}
 	}
 	ketw_frame_decoder_eof(&dec);
+	if (rx) {
+		ketw_stream_rx_add_link(rx, &dec.st);
+		if (ketw_stream_rx_close(rx))
+			abort();
+	}
 	if (dec.st.frames != frames || dec.st.bytes != size ||
 	    dec.st.skipped > size)
 		abort();

@@ -9,7 +9,8 @@
  * SIGTERM or SIGHUP, -d seconds or -n records; then stops it, drains
  * the rest and ends the stream with the final counters and END. With
  * --attach it streams a session that exists instead, asking a rundown
- * first, and leaves it as it was. Every second a STATUS frame carries
+ * first, and leaves it as it was; with --tee it also writes the records
+ * into a local trace file, as ketw record would. Every second a STATUS frame carries
  * the kernel's counters and the clocks; what the sender could not send
  * (a TCP peer gone, its backlog full) is counted there, never dropped
  * silently.
@@ -32,20 +33,31 @@ enum {
 	STREAM_OPT_ATTACH,
 	STREAM_OPT_BACKLOG,
 	STREAM_OPT_LINGER,
+	STREAM_OPT_TEE,
 };
 
 #define STREAM_STATUS_EVERY_NS	1000000000ull
-
-static int stream_put(void *ctx, const struct ketw_record *rec)
-{
-	return cli_sender_record(ctx, rec);
-}
 
 struct stream_opts {
 	struct cli_sender_opts link;
 	bool attach, use_read, start_opts;
 	uint64_t seconds, max_records, linger;
+	const char *tee;	/* a local copy, as ketw record writes it */
 };
+
+/* The records' two ways: the stream, and the local copy (--tee). */
+struct stream_sink {
+	struct cli_sender *snd;
+	struct cli_trace *tee;	/* NULL without --tee */
+};
+
+static int stream_put(void *ctx, const struct ketw_record *rec)
+{
+	struct stream_sink *k = ctx;
+	int err = k->tee ? cli_trace_add(k->tee, rec) : 0;
+
+	return err ? err : cli_sender_record(k->snd, rec);
+}
 
 static int stream_link_opt(const char *cmd, struct stream_opts *o,
 			   enum cli_link_kind kind, const char *arg)
@@ -89,6 +101,7 @@ int cmd_stream(int argc, char **argv)
 		{ "attach", no_argument, NULL, STREAM_OPT_ATTACH },
 		{ "backlog", required_argument, NULL, STREAM_OPT_BACKLOG },
 		{ "linger", required_argument, NULL, STREAM_OPT_LINGER },
+		{ "tee", required_argument, NULL, STREAM_OPT_TEE },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct cli_start s;
@@ -101,6 +114,8 @@ int cmd_stream(int argc, char **argv)
 	struct ketw_session_attr attr;
 	struct cli_sender snd = { .fd = -1 };
 	struct cli_drain x = { 0 };
+	struct cli_trace tee = { 0 };
+	struct stream_sink k = { .snd = &snd };
 	struct cli_sink sink;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, started = false, signals = false, opened = false;
@@ -140,6 +155,11 @@ int cmd_stream(int argc, char **argv)
 					      "a number of KiB", 128, 1u << 22,
 					      &v);
 			o.link.backlog = (size_t)v * 1024;
+			break;
+		case STREAM_OPT_TEE:
+			o.tee = optarg;
+			r = *optarg ? 0 : cli_usage_error(argv[0],
+							  "--tee: empty file name");
 			break;
 		case STREAM_OPT_LINGER:
 			r = cli_opt_u64_named(argv[0], "--linger", optarg,
@@ -236,11 +256,17 @@ int cmd_stream(int argc, char **argv)
 	if (ret)
 		goto out;
 	sink = (struct cli_sink){
-		.put = stream_put, .ctx = &snd, .name = o.link.target,
+		.put = stream_put, .ctx = &k, .name = o.link.target,
 	};
 	ret = cli_drain_begin(&x, fd, name, &attr, o.use_read, &sink);
 	if (ret)
 		goto out;
+	if (o.tee) {
+		ret = cli_trace_create(&tee, o.tee, &attr, NULL);
+		if (ret)
+			goto out;
+		k.tee = &tee;
+	}
 	x.progress.what = "stream";
 	x.endless = true;
 	if (o.seconds)
@@ -257,6 +283,8 @@ int cmd_stream(int argc, char **argv)
 				break;
 		}
 		ret = cli_drain_pass(&x, fd, name, &attr, st, valid);
+		if (!ret && k.tee)
+			ret = cli_trace_flush(&tee);
 		if (ret)
 			break;
 		if (cli_now_ns() >= next_status) {
@@ -290,6 +318,8 @@ int cmd_stream(int argc, char **argv)
 	cli_progress_end(&x.progress);
 	if (!ret)
 		ret = cli_get_cpu_stats(fd, name, attr.nr_cpus, st, valid);
+	if (!ret && k.tee)
+		ret = cli_trace_finish(&tee, st, valid, attr.nr_cpus);
 	if (ret)
 		goto out;
 	err = cli_sender_status(&snd, st, valid, attr.nr_cpus, true);
@@ -313,6 +343,8 @@ int cmd_stream(int argc, char **argv)
 		ret = cli_error("%s: the collector did not acknowledge the end of the stream; it may be incomplete",
 				o.link.target);
 out:
+	/* After an error: the local copy stays, cut short. */
+	cli_trace_abort(&tee, true);
 	cli_drain_end(&x);
 	if (opened)
 		cli_sender_close(&snd);

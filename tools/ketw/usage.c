@@ -153,7 +153,7 @@ static const struct {
 	{ "stream",
 "usage: ketw stream [start options] (-o FILE|- | --to HOST:PORT | --serial DEV)\n"
 "                   [-d SECONDS] [-n EVENTS] [--read] [--baud N]\n"
-"                   [--backlog KIB] [--linger SECONDS]\n"
+"                   [--backlog KIB] [--linger SECONDS] [--tee FILE]\n"
 "       ketw stream -s NAME --attach (-o FILE|- | --to HOST:PORT | --serial DEV)\n"
 "                   [-d SECONDS] [-n EVENTS]\n"
 "\n"
@@ -190,6 +190,8 @@ static const struct {
 "  --linger SECONDS\n"
 "                 at the end, how long to try to send what is left\n"
 "                 (default 10; a second signal gives up at once)\n"
+"  --tee FILE     also write the records into trace file FILE here, as\n"
+"                 'ketw record' would: what the receiver's file must match\n"
 "\n"
 "Examples:\n"
 "  ketw stream -p ketw-sample --to collector:7473\n"

@@ -390,7 +390,7 @@ TEST(stream_over_tcp_is_what_record_writes)
 	fake_env(env, store, "st.state", 1000);
 	ASSERT_EQ(test_run_ketw(env, (const char *const[]){ "stream", "-s",
 			"st", "-p", "ketw-sample", "--to", to, "-n", "1",
-			NULL }, &o, &e), 0);
+			"--tee", test_path("tee.ketw"), NULL }, &o, &e), 0);
 	free(o);
 	free(e);
 	ASSERT_EQ(child_wait(&l, 10000), 0);
@@ -404,6 +404,12 @@ TEST(stream_over_tcp_is_what_record_writes)
 	got = record_lines(file_in(dir, "-st-"));
 	ASSERT(got);
 	CHECK(!strcmp(got, want));
+	free(got);
+	free(want);
+	/* And what the sender kept locally (--tee): the same. */
+	want = record_lines(test_path("tee.ketw"));
+	got = record_lines(file_in(dir, "-st-"));
+	CHECK(want && got && !strcmp(got, want));
 	free(got);
 	free(want);
 }
