@@ -83,7 +83,8 @@ help:
 	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
 	@echo '                a table of figures (not a test), saved to build/bench.txt;'
 	@echo '                before it native-bench and uprov-host-bench (libketw'"'"'s'
-	@echo '                disabled call site on this CPU)'
+	@echo '                disabled call site on this CPU) and frame-host-bench (the live'
+	@echo '                stream'"'"'s framing: frames/s, MB/s, overhead against the file)'
 	@echo '  vm-bench      only the QEMU part of bench'
 	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
 	@echo '                its man page, headers and libketw (.so.0, .a, ketw.pc) under'
@@ -285,6 +286,7 @@ bench: deps
 	$(MAKE) module tools bench-tools
 	$(MAKE) native-bench
 	$(MAKE) uprov-host-bench
+	$(MAKE) frame-host-bench
 	$(MAKE) vm-bench
 
 bench-tools:
@@ -297,6 +299,13 @@ bench-tools:
 uprov-host-bench: bench-tools
 	@echo "  HOST    libketw disabled call site (ps/call; fastest of 15, then medians):"
 	@$(TOP)/tools/bench/ketw-uprov-bench --unregistered -n 20000000 | sed 's/^/          /'
+
+# The live stream's framing on this machine's CPU: frames/s and MB/s of
+# encode+decode, against the trace file writer, and its byte overhead.
+.PHONY: frame-host-bench
+frame-host-bench: bench-tools
+	@echo "  HOST    stream framing (fastest of 5 runs of 200000 records):"
+	@$(TOP)/tools/bench/ketw-frame-bench | sed 's/^/          /'
 
 # module/ring.c built in user space against a shim (tools/native/README.md):
 # host tests in make check, host figures in make bench.
