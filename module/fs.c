@@ -62,6 +62,7 @@ static const struct ketwfs_entry ketwfs_session_entries[] = {
 	{ "clock",		KFS_CLOCK,		S_IFREG | 0600 },
 	{ "enable",		KFS_ENABLE,		S_IFREG | 0600 },
 	{ "event_set",		KFS_EVENT_SET,		S_IFREG | 0600 },
+	{ "items",		KFS_ITEMS,		S_IFREG | 0600 },
 	{ "max_data_size",	KFS_MAX_DATA_SIZE,	S_IFREG | 0600 },
 	{ "per_cpu",		KFS_PER_CPU,		S_IFDIR | 0500 },
 	{ "policy",		KFS_POLICY,		S_IFREG | 0600 },
@@ -636,6 +637,7 @@ static const struct file_operations *ketwfs_fops_of(u8 kind)
 	case KFS_POLICY:
 	case KFS_MAX_DATA_SIZE:
 	case KFS_CLOCK:
+	case KFS_ITEMS:
 	case KFS_RUNDOWN:
 	case KFS_SESSION_PROVIDERS:
 	case KFS_EVENT_SET:

@@ -25,6 +25,7 @@ enum ketwfs_kind {
 	KFS_POLICY,
 	KFS_MAX_DATA_SIZE,
 	KFS_CLOCK,
+	KFS_ITEMS,		/* sessions/NAME/items */
 	KFS_RUNDOWN,
 	KFS_SESSION_PROVIDERS,
 	KFS_EVENT_SET,

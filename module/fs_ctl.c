@@ -132,6 +132,10 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 	case KFS_RUNDOWN:
 		seq_printf(m, "%d\n", !(a.flags & KETW_SESSION_NO_RUNDOWN));
 		break;
+	case KFS_ITEMS:
+		ketw_ext_items_list(m, a.ext_items);
+		seq_putc(m, '\n');
+		break;
 	case KFS_SESSION_PROVIDERS:
 		if (!s->explicit) {
 			seq_puts(m, "*");
@@ -741,7 +745,7 @@ static int ketwfs_write_enable(struct ketwfs_inode *ki, const char *val)
 	return err;
 }
 
-/* buffer_size_kb, policy, max_data_size, clock, rundown. */
+/* buffer_size_kb, policy, max_data_size, clock, items, rundown. */
 static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 			     const char *file)
 {
@@ -772,6 +776,10 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 			return -EINVAL;
 		v = i;
 		break;
+	case KFS_ITEMS:
+		if (ketw_ext_items_parse(val, &v))
+			return -EINVAL;
+		break;
 	case KFS_RUNDOWN:
 		err = ketwfs_parse_bool(val, &rundown);
 		if (err)
@@ -800,6 +808,9 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 		break;
 	case KFS_CLOCK:
 		a.clock = v;
+		break;
+	case KFS_ITEMS:
+		a.ext_items = v;
 		break;
 	case KFS_RUNDOWN:
 		if (rundown)

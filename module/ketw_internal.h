@@ -395,6 +395,7 @@ const char *ketw_sys_event_name(u32 id);
 const char *ketw_field_type_name(u32 type);
 int ketw_ext_items_parse(const char *s, u32 *mask);
 struct seq_file;
+void ketw_ext_items_list(struct seq_file *m, u32 mask);
 void ketw_ext_items_show(struct seq_file *m, u32 mask);
 const char *ketw_trigger_action_name(u32 action);
 int ketw_trigger_action_parse(const char *s);
