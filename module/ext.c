@@ -188,8 +188,8 @@ static void ketw_ext_pid_ns(struct ketw_ext_header *eh)
 
 /**
  * ketw_ext_capture() - the items of the event being logged
- * @mask: the items wanted, KETW_EXT_BIT()s; those that need a task are
- *        left out in interrupt context.
+ * @mask: the items wanted, KETW_EXT_BIT()s, within what
+ *        ketw_ext_possible() allows where the event is logged.
  * @src:  what the caller knows: program address, activity.
  * @x:    out: the items (@x->mask: those present).
  *
@@ -201,7 +201,6 @@ void ketw_ext_capture(u32 mask, const struct ketw_ext_src *src,
 {
 	struct ketw_ext_scratch *sc;
 	struct ketw_ext_header *eh;
-	bool task = in_task();
 
 	sc = &this_cpu_ptr(ketw_ext_cpus)->ctx[ketw_ext_ctx()];
 	eh = (void *)sc->blob;
@@ -212,17 +211,16 @@ void ketw_ext_capture(u32 mask, const struct ketw_ext_src *src,
 	x->sub = sc->sub;
 	if (mask & KETW_EXT_BIT(KETW_EXT_KSTACK))
 		ketw_ext_kstack(eh, sc);
-	if (task && mask & KETW_EXT_BIT(KETW_EXT_USTACK) &&
-	    !(current->flags & PF_KTHREAD))
+	if (mask & KETW_EXT_BIT(KETW_EXT_USTACK))
 		ketw_ext_ustack(eh);
-	if (task && mask & KETW_EXT_BIT(KETW_EXT_CPU_TIME))
+	if (mask & KETW_EXT_BIT(KETW_EXT_CPU_TIME))
 		ketw_ext_cpu_time(eh);
-	if (src->prog_addr && mask & KETW_EXT_BIT(KETW_EXT_PROG_ADDR))
+	if (mask & KETW_EXT_BIT(KETW_EXT_PROG_ADDR))
 		*(u64 *)ketw_ext_put(eh, KETW_EXT_PROG_ADDR, 8) =
 			src->prog_addr;
-	if (task && mask & KETW_EXT_BIT(KETW_EXT_PID_NS))
+	if (mask & KETW_EXT_BIT(KETW_EXT_PID_NS))
 		ketw_ext_pid_ns(eh);
-	if (src->activity && mask & KETW_EXT_BIT(KETW_EXT_ACTIVITY)) {
+	if (mask & KETW_EXT_BIT(KETW_EXT_ACTIVITY)) {
 		struct ketw_ext_activity *a;
 
 		a = ketw_ext_put(eh, KETW_EXT_ACTIVITY, sizeof(*a));

@@ -24,6 +24,8 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <ketw.h>
@@ -207,6 +209,37 @@ struct ketw_ext_src {
 	const u8 *activity;
 	const u8 *related;
 };
+
+/**
+ * ketw_ext_possible() - the items an event logged here can have at all
+ * @pc:  preempt_count(), read by the caller.
+ * @src: what the logger knows of the event.
+ *
+ * The task items (user stack, CPU times, pid namespace) need task
+ * context, the user stack a user task, the program address and the
+ * activity the logger's. Tested before anything is captured, so that a
+ * session whose items can capture nothing here (a user stack asked of
+ * a kernel thread, CPU times in a hardirq) pays these few tests only.
+ *
+ * Return: KETW_EXT_BIT()s.
+ */
+static __always_inline u32 ketw_ext_possible(unsigned int pc,
+					     const struct ketw_ext_src *src)
+{
+	u32 m = KETW_EXT_BIT(KETW_EXT_KSTACK);
+
+	if (!(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))) {
+		m |= KETW_EXT_BIT(KETW_EXT_CPU_TIME) |
+		     KETW_EXT_BIT(KETW_EXT_PID_NS);
+		if (!(current->flags & PF_KTHREAD))
+			m |= KETW_EXT_BIT(KETW_EXT_USTACK);
+	}
+	if (src->prog_addr)
+		m |= KETW_EXT_BIT(KETW_EXT_PROG_ADDR);
+	if (src->activity)
+		m |= KETW_EXT_BIT(KETW_EXT_ACTIVITY);
+	return m;
+}
 
 /**
  * struct ketw_ext_blob - the items captured for one event (ext.c)

@@ -81,13 +81,14 @@ static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
 }
 
 /*
- * Capture the items the sessions of @set that take @desc want, into @x;
- * returns @x, or NULL if none wants any.
+ * Capture the items of @possible that the sessions of @set that take
+ * @desc want, into @x; returns @x, or NULL if none wants any.
  */
 static noinline struct ketw_ext_blob *
 ketw_ext_prepare(const struct ketw_enable_set *set,
 		 const struct ketw_event_descriptor *desc,
-		 const struct ketw_ext_src *src, struct ketw_ext_blob *x)
+		 const struct ketw_ext_src *src, u32 possible,
+		 struct ketw_ext_blob *x)
 {
 	const struct ketw_enablement *e, *end;
 	u32 want = 0;
@@ -95,6 +96,7 @@ ketw_ext_prepare(const struct ketw_enable_set *set,
 	for (e = set->e, end = e + set->nr; e < end; e++)
 		if (ketw_enable_match(e, desc))
 			want |= e->ext_items;
+	want &= possible;
 	if (!want)
 		return NULL;
 	ketw_ext_capture(want, src, x);
@@ -181,8 +183,12 @@ ketw_write_path(struct ketw_provider *prov,
 			goto out;
 		}
 	}
-	if (e < end && unlikely(set->ext_items) && !nested)
-		x = ketw_ext_prepare(set, desc, src, &xb);
+	if (e < end && unlikely(set->ext_items) && !nested) {
+		u32 possible = ketw_ext_possible(pc, src);
+
+		if (set->ext_items & possible)
+			x = ketw_ext_prepare(set, desc, src, possible, &xb);
+	}
 	for (; e < end; e++) {
 		if (!ketw_enable_match(e, desc))
 			continue;

@@ -169,6 +169,7 @@ TEST_F(ext, items_opt_in_per_session)
 	struct ketw_sample_tick tick;
 	struct ketw_enable g;
 	struct items it;
+	char *out = NULL;
 	size_t off;
 	int i, bad, n;
 
@@ -190,6 +191,19 @@ TEST_F(ext, items_opt_in_per_session)
 	strcpy(g.provider, KETW_SAMPLE_NAME);
 	ASSERT_EQ(0, ioctl(self->fd[1], KETW_IOC_GET_FILTER, &g));
 	EXPECT_EQ(want[1], g.ext_items);
+	/* ketw status names a session's default items, "none" without. */
+	ASSERT_EQ(0, run_cmd(TOOL " status -s " S4 " 2>&1", &out));
+	EXPECT_NE(NULL, strstr(out, "\nitems:    progaddr (by default")) TH_LOG("%s", out);
+	free(out);
+	ASSERT_EQ(0, run_cmd(TOOL " status -s " S4 " --json 2>&1", &out));
+	EXPECT_NE(NULL, strstr(out, "\"items\": \"progaddr\"")) TH_LOG("%s", out);
+	free(out);
+	ASSERT_EQ(0, run_cmd(TOOL " status -s " S3 " --json 2>&1", &out));
+	EXPECT_NE(NULL, strstr(out, "\"items\": \"none\"")) TH_LOG("%s", out);
+	free(out);
+	ASSERT_EQ(0, run_cmd(TOOL " status -s " S3 " 2>&1", &out));
+	EXPECT_EQ(NULL, strstr(out, "\nitems:")) TH_LOG("%s", out);
+	free(out);
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, ketw_ref(self->fd[i], KETW_IOC_START, names[i]));
 	ASSERT_EQ(0, sample_emit(5));

@@ -226,6 +226,7 @@ TEST_F(trig, fires_once_per_event_outside_the_rate_limit)
 	struct ketw_session_status st;
 	struct ketw_trigger t;
 	int id, fast, i;
+	char *out = NULL;
 
 	trig_init(&t, KETW_SAMPLE_NAME, KETW_SAMPLE_EV_TICK, KETW_TRIGGER_WAKE);
 	id = trig_add(self->fd, &t);
@@ -249,6 +250,10 @@ TEST_F(trig, fires_once_per_event_outside_the_rate_limit)
 	ASSERT_EQ(0, sample_emit(1));
 	ASSERT_EQ(0, status(self->fd, &st));
 	EXPECT_EQ(7, st.triggers_fired);
+	/* ketw status --json carries the same counters. */
+	ASSERT_EQ(0, run_cmd(TOOL " status -s " SESSION " --json 2>&1", &out));
+	EXPECT_NE(NULL, strstr(out, "\"triggers\": {\"fired\": 7, \"snapshots_ready\": 0, \"wakeups\": ")) TH_LOG("%s", out);
+	free(out);
 	ASSERT_EQ(0, stop_and_drain(self->fd, &self->d));
 	ASSERT_EQ(7, triggers_in(&self->d, tr, 8));
 

@@ -31,9 +31,9 @@ static const char *status_errno(int err, char *buf, size_t len)
 
 static void status_text(const struct ketw_session_status *ss,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			uint64_t memory)
+			const struct ketw_session_attr *attr)
 {
-	char e[48];
+	char e[48], items[128];
 
 	printf("session:  %s (%s%s)\n", ss->name,
 	       cli_or(ketw_state_name(ss->state), "?"),
@@ -56,18 +56,23 @@ static void status_text(const struct ketw_session_status *ss,
 	if (ss->triggers_fired)
 		printf("triggers: fired %u times, %u snapshots ready, %u wake-ups\n",
 		       ss->triggers_fired, ss->snapshots_ready, ss->wakeups);
-	cli_memory_print(memory);
+	if (attr->ext_items)
+		printf("items:    %s (by default, for every provider it enables)\n",
+		       ketw_ext_items_format(attr->ext_items, items,
+					     sizeof(items)));
+	cli_memory_print(attr->memory);
 	printf("\n");
 	cli_print_cpu_stats(st, valid, ss->nr_cpus);
 }
 
 static void status_json(const struct ketw_session_status *ss,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			uint64_t memory)
+			const struct ketw_session_attr *attr)
 {
 	const char *ename = ketw_errno_name(ss->flush_error);
 	struct cli_json j;
 	unsigned int cpu;
+	char items[128];
 
 	cli_json_init(&j, stdout, true);
 	cli_json_object(&j, true);
@@ -96,8 +101,21 @@ static void status_json(const struct ketw_session_status *ss,
 	cli_json_u64(&j, ss->lost);
 	cli_json_key(&j, "overwritten");
 	cli_json_u64(&j, ss->overwritten);
+	cli_json_key(&j, "triggers");
+	cli_json_object(&j, false);
+	cli_json_key(&j, "fired");
+	cli_json_u64(&j, ss->triggers_fired);
+	cli_json_key(&j, "snapshots_ready");
+	cli_json_u64(&j, ss->snapshots_ready);
+	cli_json_key(&j, "wakeups");
+	cli_json_u64(&j, ss->wakeups);
+	cli_json_end(&j);
+	cli_json_key(&j, "items");
+	cli_json_string(&j, ketw_ext_items_format(attr->ext_items, items,
+						  sizeof(items)),
+			sizeof(items));
 	cli_json_key(&j, "memory");
-	cli_json_u64(&j, memory);
+	cli_json_u64(&j, attr->memory);
 	cli_json_key(&j, "cpus");
 	cli_json_array(&j, true);
 	for (cpu = 0; cpu < ss->nr_cpus; cpu++) {
@@ -297,9 +315,9 @@ int cmd_status(int argc, char **argv)
 		goto out;
 	}
 	ss.name[KETW_NAME_MAX - 1] = '\0';
-	/* What the buffers take (0 from a kernel that does not say). */
+	/* What the buffers take and the items (0 from an older kernel). */
 	if (ketw_session_get_attr(fd, name, &attr))
-		attr.memory = 0;
+		memset(&attr, 0, sizeof(attr));
 	ret = cli_cpu_stats_alloc(name, ss.nr_cpus, &st, &valid);
 	if (ret)
 		goto out;
@@ -307,9 +325,9 @@ int cmd_status(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (json)
-		status_json(&ss, st, valid, attr.memory);
+		status_json(&ss, st, valid, &attr);
 	else
-		status_text(&ss, st, valid, attr.memory);
+		status_text(&ss, st, valid, &attr);
 	if (fflush(stdout))
 		ret = cli_error("writing the status failed: %s",
 				strerror(errno));

@@ -17,6 +17,16 @@
  *              record costs by itself (clock, header, copy, bookkeeping),
  *              a floor no writer safe against interrupts can reach.
  *
+ * And the execution context every record carries (module/context.h,
+ * the very function the write path calls): ketw_ring_write() with the
+ * flags ketw_record_context() computes, against the same write with
+ * constant flags, both after the preempt_count() read the write path
+ * makes anyway. PUSHF and the task's flags read natively here cost what
+ * they cost in the kernel; under QEMU's TCG PUSHF is emulated (EFLAGS
+ * rebuilt from lazily kept condition codes), which inflates the guest's
+ * figure. The ratio is against ketw_ring_write() alone, not the whole
+ * ketw_write() (enable set, filters): an upper bound of the share.
+ *
  *   bench [--events N (200000)] [--runs R (21)] [--kb KB (4096)] [--out FILE]
  *
  * Each figure is the median of R timed runs of N events (the fastest in
@@ -32,6 +42,7 @@
 #include <native/native.h>
 #include <ketw.h>
 #include "clock.h"
+#include "context.h"
 #include "ring.h"
 
 #define U(x)		((unsigned long long)(x))
@@ -150,9 +161,9 @@ static noinline bool nosync_write(struct ref_ring *r, const u8 *g,
 
 /* ---- timing ---- */
 
-enum impl { KETW, SPIN, NOSYNC, NR_IMPLS };
+enum impl { KETW, SPIN, NOSYNC, KETW_CTX, NR_IMPLS };
 static const char *const impl_names[NR_IMPLS] = {
-	"ketw_ring_write", "spinlock ring", "no-sync ring",
+	"ketw_ring_write", "spinlock ring", "no-sync ring", "+ context bits",
 };
 
 static struct ketw_ring *kring;
@@ -172,8 +183,15 @@ static void run(enum impl im, u32 len, unsigned int n)
 
 	switch (im) {
 	case KETW:
+		/* preempt_count() is read either way, as the write path does. */
 		for (i = 0; i < n; i++)
-			ketw_ring_write(kring, guid, &desc, NULL, 0, payload, len, 0);
+			ketw_ring_write(kring, guid, &desc, NULL, 0, payload, len,
+					preempt_count() & 0);
+		break;
+	case KETW_CTX:
+		for (i = 0; i < n; i++)
+			ketw_ring_write(kring, guid, &desc, NULL, 0, payload, len,
+					ketw_record_context(preempt_count() + 1, 1));
 		break;
 	case SPIN:
 		for (i = 0; i < n; i++)
@@ -276,7 +294,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: ketw_ring_alloc failed\n");
 		return 1;
 	}
-	for (im = SPIN; im < NR_IMPLS; im++) {
+	for (im = SPIN; im <= NOSYNC; im++) {
 		refs[im].mask = cfg.size - 1;
 		refs[im].data = aligned_alloc(PAGE_SIZE, cfg.size);
 		if (!refs[im].data)
@@ -323,6 +341,16 @@ int main(int argc, char **argv)
 				b, med[s][KETW] / med[s][SPIN], c,
 				med[s][KETW] / med[s][NOSYNC]);
 	}
+	off += snprintf(line + off, sizeof(line) - off,
+			"\nthe context bits (ketw_record_context()), run interleaved with the above:\n");
+	for (s = 0; s < 3; s++)
+		off += snprintf(line + off, sizeof(line) - off,
+				"%3u B    %.1f (%.1f) vs %.1f (%.1f): %+.2f ns, %+.1f %% of the write (fastest: %+.1f %%)\n",
+				sizes[s], med[s][KETW_CTX], best[s][KETW_CTX],
+				med[s][KETW], best[s][KETW],
+				med[s][KETW_CTX] - med[s][KETW],
+				100.0 * (med[s][KETW_CTX] / med[s][KETW] - 1),
+				100.0 * (best[s][KETW_CTX] / best[s][KETW] - 1));
 	off += snprintf(line + off, sizeof(line) - off,
 			"\nratio: ketw_ring_write's median over the reference's (below 1: ketw is faster).\n"
 			"ketw ring: %llu written, %llu overwritten, %llu lost.\n",

@@ -65,6 +65,7 @@ unsigned long __per_cpu_offset[NATIVE_NR_CPUS];
 __thread int native_cpu = -1;
 __thread unsigned long native_this_cpu_off;
 __thread int native_irq_depth;
+__thread unsigned int native_preempt_count;
 #if NATIVE_TSAN
 __thread int native_release_pending;
 #endif

@@ -57,6 +57,7 @@ struct task_struct {
 	int state;		/* TASK_* */
 	pthread_mutex_t lock;	/* state and the sleep */
 	pthread_cond_t wake;
+	unsigned long thread_flags;	/* TIF_*: thread_info's flags */
 };
 
 #define TASK_RUNNING		0
