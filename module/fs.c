@@ -48,6 +48,7 @@ struct ketwfs_entry {
 };
 
 static const struct ketwfs_entry ketwfs_root_entries[] = {
+	{ "bridge_items",	KFS_BRIDGE_ITEMS,	S_IFREG | 0600 },
 	{ "buffer_used_kb",	KFS_BUFFER_USED,	S_IFREG | 0400 },
 	{ "error_log",		KFS_ERROR_LOG,		S_IFREG | 0600 },
 	{ "header_format",	KFS_HEADER_FORMAT,	S_IFREG | 0400 },
@@ -644,6 +645,7 @@ static const struct file_operations *ketwfs_fops_of(u8 kind)
 	case KFS_TRIGGER:
 	case KFS_MAX_BUFFER:
 	case KFS_ERROR_LOG:
+	case KFS_BRIDGE_ITEMS:
 		return &ketwfs_ctl_fops;
 	case KFS_TRACE:
 		return &ketwfs_trace_fops;

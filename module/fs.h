@@ -18,6 +18,7 @@ enum ketwfs_kind {
 	KFS_BUFFER_USED,	/* buffer_used_kb */
 	KFS_MAX_BUFFER,		/* max_buffer_kb */
 	KFS_ERROR_LOG,
+	KFS_BRIDGE_ITEMS,	/* bridge_items */
 	KFS_SESSIONS,		/* sessions/ */
 	KFS_SESSION,		/* sessions/NAME/ */
 	KFS_ENABLE,

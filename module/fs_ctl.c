@@ -323,6 +323,10 @@ static int ketwfs_show(struct seq_file *m, void *v)
 	case KFS_ERROR_LOG:
 		ketw_errlog_show(m);
 		return 0;
+	case KFS_BRIDGE_ITEMS:
+		ketw_ext_items_list(m, ketw_bridge_items_get());
+		seq_putc(m, '\n');
+		return 0;
 	case KFS_PROVIDER_GUID:
 	case KFS_EVENT_ID:
 	case KFS_EVENT_FORMAT:
@@ -826,6 +830,16 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 	return err;
 }
 
+/* bridge_items: the item words, or "none". */
+static int ketwfs_write_bridge_items(const char *val)
+{
+	u32 mask;
+
+	if (ketw_ext_items_parse(val, &mask))
+		return -EINVAL;
+	return ketw_bridge_items_set(mask);
+}
+
 /*
  * Control writes but enable read the session's settings, change one and
  * write them back (providers keeps an entry's event set, event_set its
@@ -874,6 +888,10 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 	}
 	if (ki->kind == KFS_ERROR_LOG) {
 		ketw_errlog_clear();	/* any write, as tracefs's */
+		goto out;
+	}
+	if (ki->kind == KFS_BRIDGE_ITEMS) {
+		err = ketwfs_write_bridge_items(val);
 		goto out;
 	}
 	if (mutex_lock_interruptible(&ketwfs_write_mutex)) {

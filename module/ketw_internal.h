@@ -13,8 +13,9 @@
  * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
  * filesystem, its control files, its trace readers; fs.h), errlog.c
  * (ketwfs's error_log), names.c (the words for attributes and system
- * events), trace_bridge.c (the ketw:ketw_event ftrace event), main.c
- * (init and exit).
+ * events), trace_bridge.c (the ftrace events ketw:ketw_event and
+ * ketw:ketw_items, and the items the latter shows), main.c (init and
+ * exit).
  */
 #ifndef _KETW_INTERNAL_H
 #define _KETW_INTERNAL_H
@@ -489,6 +490,10 @@ int ketw_user_write(struct ketw_user_reg *reg,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len,
 		    const struct ketw_ext_src *src);
+
+/* trace_bridge.c (the rest: ketw_trace.h) */
+u32 ketw_bridge_items_get(void);
+int ketw_bridge_items_set(u32 mask);
 
 /* fs.c (fs_ctl.c, fs_trace.c: fs.h) */
 int ketwfs_init(void);

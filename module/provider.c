@@ -81,19 +81,21 @@ static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
 }
 
 /*
- * Capture the items of @possible that the sessions of @set that take
- * @desc want, into @x; returns @x, or NULL if none wants any.
+ * Capture the items of @possible that the sessions of @set (may be NULL)
+ * that take @desc want, and those the ftrace bridge shows (@bridged),
+ * into @x: one capture for all; returns @x, or NULL if none is wanted.
  */
 static noinline struct ketw_ext_blob *
 ketw_ext_prepare(const struct ketw_enable_set *set,
 		 const struct ketw_event_descriptor *desc,
-		 const struct ketw_ext_src *src, u32 possible,
+		 const struct ketw_ext_src *src, u32 possible, u32 bridged,
 		 struct ketw_ext_blob *x)
 {
 	const struct ketw_enablement *e, *end;
-	u32 want = 0;
+	u32 want = bridged;
 
-	for (e = set->e, end = e + set->nr; e < end; e++)
+	for (e = set ? set->e : NULL, end = e + (set ? set->nr : 0); e < end;
+	     e++)
 		if (ketw_enable_match(e, desc))
 			want |= e->ext_items;
 	want &= possible;
@@ -156,6 +158,7 @@ ketw_write_path(struct ketw_provider *prov,
 	unsigned int pc, ctx, outer;
 	bool nested, traced;
 	int stored = 0;
+	u32 bridged;
 
 	/* Also an RCU read-side section for the enable set and sessions. */
 	preempt_disable_notrace();
@@ -175,6 +178,9 @@ ketw_write_path(struct ketw_provider *prov,
 	}
 	/* A patched NOP while the ftrace event is off. */
 	traced = trace_ketw_event_enabled() && !nested;
+	/* Another while ketw_items is off; else the items it shows. */
+	bridged = traced && trace_ketw_items_enabled() ?
+		  READ_ONCE(ketw_bridge_items) : 0;
 	if (gate) {
 		while (e < end && !ketw_enable_match(e, desc))
 			e++;
@@ -183,11 +189,13 @@ ketw_write_path(struct ketw_provider *prov,
 			goto out;
 		}
 	}
-	if (e < end && unlikely(set->ext_items) && !nested) {
+	if (((e < end && unlikely(set->ext_items)) || unlikely(bridged)) &&
+	    !nested) {
 		u32 possible = ketw_ext_possible(pc, src);
 
-		if (set->ext_items & possible)
-			x = ketw_ext_prepare(set, desc, src, possible, &xb);
+		if (((e < end ? set->ext_items : 0) | bridged) & possible)
+			x = ketw_ext_prepare(e < end ? set : NULL, desc, src,
+					     possible, bridged, &xb);
 	}
 	for (; e < end; e++) {
 		if (!ketw_enable_match(e, desc))
@@ -198,8 +206,11 @@ ketw_write_path(struct ketw_provider *prov,
 			stored += ketw_enable_write(e, prov, desc, data,
 						    len, flags, x);
 	}
-	if (traced)
+	if (traced) {
 		trace_ketw_event(prov, desc, data, len, flags);
+		if (unlikely(bridged))
+			ketw_trace_items(x, bridged);
+	}
 out:
 	this_cpu_write(ketw_writer_ctx, outer);
 	preempt_enable_notrace();
