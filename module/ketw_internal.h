@@ -491,7 +491,7 @@ int ketw_user_write(struct ketw_user_reg *reg,
 		    const void *data, size_t len,
 		    const struct ketw_ext_src *src);
 
-/* trace_bridge.c (the rest: ketw_trace.h) */
+/* trace_items.c (the rest: ketw_trace.h) */
 u32 ketw_bridge_items_get(void);
 int ketw_bridge_items_set(u32 mask);
 
