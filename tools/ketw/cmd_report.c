@@ -264,8 +264,14 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	printf("buffers:  %u KiB per cpu, policy %s, max data %u bytes\n",
 	       s->buffer_kb, cli_or(ketw_policy_name(s->policy), "?"),
 	       s->max_data_size);
-	printf("clock:    %s (resolution %u ns)\n",
+	printf("clock:    %s (resolution %u ns)",
 	       cli_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
+	if (h->realtime_ref)
+		printf(", %llu.%09llu at %s",
+		       (unsigned long long)(h->clock_ref / 1000000000ull),
+		       (unsigned long long)(h->clock_ref % 1000000000ull),
+		       cli_time_format(h->realtime_ref, t, sizeof(t)));
+	printf("\n");
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default; providers enabled one by one have their own)\n",
 	       s->level ? cli_or(ketw_level_name(s->level), "?") : "all",
 	       (unsigned long long)s->match_any,

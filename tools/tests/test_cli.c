@@ -573,7 +573,7 @@ TEST(cli_report_truncated_every_length)
 			free(e);
 			break;
 		}
-		if (cut < KETW_FILE_HEADER_SIZE_V1) {
+		if (cut < sizeof(struct ketw_file_header)) {
 			CHECK_EQ(rc, 1);
 			CHECK_CONTAINS(e, "cannot read ");
 		} else {

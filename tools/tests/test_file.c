@@ -294,6 +294,8 @@ static const struct fld hdr_f[] = {
 	FLD(struct ketw_file_header, session.creation_time),
 	FLD(struct ketw_file_header, session.clock_resolution),
 	FLD(struct ketw_file_header, session.nr_cpus),
+	FLD(struct ketw_file_header, clock_ref),
+	FLD(struct ketw_file_header, realtime_ref),
 };
 
 static const struct fld sec_f[] = {
@@ -819,7 +821,7 @@ static unsigned int walk_sections(const unsigned char *img, size_t len,
 	struct ketw_file_section s;
 	struct ketw_record_iter it;
 	struct ketw_record rec;
-	uint64_t off = KETW_FILE_HEADER_SIZE_V1;
+	uint64_t off = sizeof(struct ketw_file_header);
 	unsigned int n = 0;
 
 	while (off + sizeof(s) <= len && n < max) {
@@ -937,7 +939,7 @@ TEST(file_partial_every_length)
 		in = NULL;
 		ret = ketw_input_open_mem_flags(img, cut, KETW_INPUT_PARTIAL,
 						&in, err, sizeof(err));
-		if (cut < KETW_FILE_HEADER_SIZE_V1) {
+		if (cut < sizeof(struct ketw_file_header)) {
 			if (!CHECK_EQ(ret, -EBADMSG) ||
 			    !CHECK(strstr(err, "truncated") ||
 				   strstr(err, "not a ketw trace file"))) {
@@ -963,7 +965,7 @@ TEST(file_partial_every_length)
 		CHECK_EQ(ketw_input_nr_records(in), want_recs);
 		CHECK_EQ(ketw_input_read_bytes(in),
 			 want_secs ? v[want_secs - 1].end :
-				     KETW_FILE_HEADER_SIZE_V1);
+				     sizeof(struct ketw_file_header));
 		got = 0;
 		last[0] = last[1] = 0;
 		while (ketw_input_next(in, &rec) > 0) {
@@ -994,7 +996,7 @@ TEST(file_partial_every_length)
 }
 
 /* Offsets in the sample image. */
-#define HDR		KETW_FILE_HEADER_SIZE_V1
+#define HDR		sizeof(struct ketw_file_header)
 #define SEC0		HDR				/* cpu 0 records */
 #define SEC0_BODY	(SEC0 + 16)
 #define SEC0_REC0	(SEC0_BODY + 8)
@@ -1310,4 +1312,100 @@ TEST(file_merge_order)
 	}
 	CHECK_EQ(i, sizeof(want) / sizeof(want[0]));
 	ketw_input_close(in);
+}
+
+/* One CPU's records alone, in order, whatever the sections and merging. */
+TEST(file_cpu_iter)
+{
+	const char *path = test_path("cpuiter.ketw");
+	struct ketw_input_cpu_iter a, b;
+	struct ketw_input *in;
+	struct ketw_record r, m;
+	uint64_t n[3] = { 0 };
+	unsigned int cpu;
+	char err[256] = "";
+
+	ASSERT_EQ(write_sample(path), 0);
+	ASSERT_EQ(ketw_input_open(path, &in, err, sizeof(err)), 0);
+	for (cpu = 0; cpu < 3; cpu++) {
+		ketw_input_cpu_iter_init(&a, in, cpu);
+		ketw_input_rewind(in);
+		while (ketw_input_cpu_iter_next(&a, &r) > 0) {
+			/* The merged walk gives the same record next. */
+			do {
+				if (!CHECK_EQ(ketw_input_next(in, &m), 1))
+					break;
+			} while (m.cpu != cpu);
+			CHECK(m.hdr == r.hdr);
+			CHECK_EQ(r.cpu, cpu);
+			CHECK_EQ(r.context, m.context);
+			n[cpu]++;
+		}
+		CHECK_EQ(n[cpu], ketw_input_cpu_records(in, cpu));
+		CHECK_EQ(ketw_input_cpu_iter_next(&a, &r), 0);
+	}
+	/* Two at once on one CPU, and again from the start. */
+	ketw_input_cpu_iter_init(&a, in, 0);
+	ketw_input_cpu_iter_init(&b, in, 0);
+	CHECK_EQ(ketw_input_cpu_iter_next(&a, &r), 1);
+	CHECK_EQ(ketw_input_cpu_iter_next(&a, &r), 1);
+	CHECK_EQ(ketw_input_cpu_iter_next(&b, &m), 1);
+	CHECK_EQ(m.hdr->sequence, 0);
+	CHECK_EQ(r.hdr->sequence, 1);
+	ketw_input_cpu_iter_init(&a, in, 7);	/* past nr_cpus: nothing */
+	CHECK_EQ(ketw_input_cpu_iter_next(&a, &r), 0);
+	ketw_input_close(in);
+}
+
+/* The clock reference: read with the file, given, kept the other byte order. */
+TEST(file_clock_ref)
+{
+	const char *path = test_path("clockref.ketw");
+	const struct ketw_file_header *h;
+	struct ketw_output_info info;
+	struct ketw_output *out;
+	struct ketw_input *in;
+	uint64_t c, rt;
+	unsigned char *img;
+	size_t len;
+	char err[256] = "";
+
+	/* Read now: the trace clock against the real time. */
+	CHECK_EQ(ketw_clock_ref_now(KETW_CLOCK_MONO, &c, &rt), 0);
+	CHECK(c > 0 && rt > 1500000000ull * 1000000000ull);
+	CHECK_EQ(ketw_clock_ref_now(KETW_CLOCK_BOOT, &c, &rt), 0);
+	CHECK_EQ(ketw_clock_ref_now(0, &c, &rt), 0);
+	CHECK_EQ(ketw_clock_ref_now(KETW_CLOCK_LOCAL, &c, &rt), -EINVAL);
+	CHECK_EQ(c, 0);
+
+	test_info(&info, 1);
+	info.clock = KETW_CLOCK_MONO;
+	ASSERT_EQ(ketw_output_create(path, &info, &out), 0);
+	ASSERT_EQ(ketw_output_close(out), 0);
+	ASSERT_EQ(ketw_input_open(path, &in, err, sizeof(err)), 0);
+	h = ketw_input_header(in);
+	CHECK_EQ(h->header_size, KETW_FILE_HEADER_SIZE_V1_2);
+	CHECK(h->clock_ref > 0 && h->realtime_ref > h->clock_ref);
+	ketw_input_close(in);
+
+	info.clock = KETW_CLOCK_LOCAL;		/* not readable: none */
+	ASSERT_EQ(ketw_output_create(path, &info, &out), 0);
+	ASSERT_EQ(ketw_output_close(out), 0);
+	ASSERT_EQ(ketw_input_open(path, &in, err, sizeof(err)), 0);
+	CHECK_EQ(ketw_input_header(in)->clock_ref, 0);
+	CHECK_EQ(ketw_input_header(in)->realtime_ref, 0);
+	ketw_input_close(in);
+
+	ASSERT_EQ(ketw_output_create_ref(path, &info, 123456789ull,
+					 1700000000000000000ull, &out), 0);
+	ASSERT_EQ(ketw_output_close(out), 0);
+	img = test_slurp(path, &len);
+	ASSERT(img != NULL);
+	test_swap_file(img, len);
+	ASSERT_EQ(ketw_input_open_mem(img, len, &in, err, sizeof(err)), 0);
+	CHECK(ketw_input_swapped(in));
+	CHECK_EQ(ketw_input_header(in)->clock_ref, 123456789ull);
+	CHECK_EQ(ketw_input_header(in)->realtime_ref, 1700000000000000000ull);
+	ketw_input_close(in);
+	free(img);
 }
