@@ -118,40 +118,6 @@ static int report_activity_follow(struct ketw_input *in,
 	return 0;
 }
 
-/*
- * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
- * -EINVAL if it is not that.
- */
-static int report_parse_time(const char *s, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0;
-	unsigned int digits = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (sec > (UINT64_MAX / 1000000000ull - 9) / 10)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (++digits > 9)
-				return -EINVAL;
-			frac = frac * 10 + (uint64_t)(*p - '0');
-		}
-		if (!digits)
-			return -EINVAL;
-		for (; digits < 9; digits++)
-			frac *= 10;
-	}
-	if (*p)
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
 /* Does @rec pass the filters? System events pass --provider, --level and --pid. */
 static bool report_keep(const struct ketw_record *rec,
 			const struct ketw_registry *reg,
@@ -543,7 +509,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case REPORT_OPT_FROM:
 		case REPORT_OPT_TO:
-			if (report_parse_time(optarg, c == REPORT_OPT_FROM ?
+			if (cli_parse_seconds(optarg, c == REPORT_OPT_FROM ?
 					      &o.from : &o.to))
 				return cli_usage_error(argv[0],
 					"--%s: '%s' is not SECONDS[.FRACTION]",
