@@ -87,7 +87,8 @@ class Ctx:
         self.files = [os.path.join(gen, f) for f in
                       ('fields.ketw', 'fields-swapped.ketw', 'other.ketw')]
         self.files.append(os.path.join(TOP, 'tools/tests/golden/v1.0.ketw'))
-        self.files += sorted(glob.glob(os.path.join(TOP, 'tools/tests/traces/*.ketw')))
+        self.guest = sorted(glob.glob(os.path.join(TOP, 'tools/tests/traces/*.ketw')))
+        self.files += self.guest
         self.genbin = args.gen
 
     def bt2(self, *argv, ok=(0,)):
@@ -340,8 +341,9 @@ def test_fixture_coverage(c):
 
 
 def test_discarded_equal_counters(c):
-    """Discarded events per CPU equal ketw's loss counters (generated files)."""
-    for f in c.files[:2]:
+    """Discarded events per CPU equal ketw's loss counters (generated files,
+    and the guest's, drained until the session stopped)."""
+    for f in c.files[:2] + c.guest:
         _, disc, _ = compare_bt_report(c, f)
         summary = c.report_summary(f)
         for cpu, s in summary.items():
@@ -496,7 +498,7 @@ def chrome_json(c, path):
 
 def test_chrome(c):
     """ketw convert --to chrome, field by field against the report."""
-    for path in c.files[:4]:
+    for path in c.files:
         name = os.path.basename(path)
         doc, text = chrome_json(c, path)
         recs = c.report_json(path)
@@ -725,13 +727,21 @@ def hexrgb(s):
 
 def test_plot(c):
     """ketw plot: the document's lanes, legend and losses; Chromium's picture."""
-    path = c.files[0]
+    for path in [c.files[0]] + c.guest:
+        plot_one(c, path)
+    plot_options(c)
+
+
+def plot_one(c, path):
+    name = os.path.basename(path)
     recs = c.report_json(path)
+    gaps = cpu_gaps(recs, 0)
     for ext in ('svg', 'html'):
-        out = os.path.join(c.tmp, 'fields.' + ext)
+        out = os.path.join(c.tmp, '%s.%s' % (name, ext))
         run([c.ketw, 'plot', path, '-o', out])
         with open(out) as f:
             text = f.read()
+        check(gaps, name + ': no losses to draw')
         if ext == 'html':
             check(text.startswith('<!DOCTYPE html>'), 'not an HTML page')
             check('http' not in text.replace('http://www.w3.org/2000/svg', ''),
@@ -740,17 +750,17 @@ def test_plot(c):
         dom = chromium(c, 'file://' + out, dom=True) if ext == 'html' else text
         lanes, legend, losses = plot_facts(svg_doc(dom))
         want_lanes, want_provs = want_plot(c, path)
-        check_eq(lanes, want_lanes, ext + ': lanes and their events')
-        check_eq(set(legend), want_provs, ext + ': legend entries')
+        what = '%s.%s' % (name, ext)
+        check_eq(lanes, want_lanes, what + ': lanes and their events')
+        check_eq(set(legend), want_provs, what + ': legend entries')
         check(len(set(legend.values())) == len(legend), 'two providers share a colour')
-        gaps = cpu_gaps(recs, 0)
         check_eq(sorted((l[0], l[1]) for l in losses),
                  sorted((cpu, n) for cpu, g in gaps.items() for n, _, _ in g),
-                 ext + ': loss ranges')
+                 what + ': loss ranges')
         # The picture: not blank, the providers' colours, red where losses are.
         root = svg_doc(text)
         size = (int(root.get('width')), int(root.get('height')))
-        png = os.path.join(c.tmp, 'fields-%s.png' % ext)
+        png = os.path.join(c.tmp, '%s-%s.png' % (name, ext))
         chromium(c, 'file://' + out, png=png, size=size)
         w, h, px = png_pixels(png)
         check_eq((w, h), size, 'screenshot size')
@@ -768,9 +778,15 @@ def test_plot(c):
         if ext == 'html':
             keep = os.path.join(TOP, 'build', 'viewers')
             os.makedirs(keep, exist_ok=True)
-            shutil.copy(png, os.path.join(keep, 'timeline.png'))
-            shutil.copy(out, os.path.join(keep, 'timeline.html'))
-    # --provider, --from and --to as in report.
+            base = os.path.join(keep, name[:-5])
+            shutil.copy(png, base + '.png')
+            shutil.copy(out, base + '.html')
+
+
+def plot_options(c):
+    """--provider, --from and --to as in report."""
+    path = c.files[0]
+    recs = c.report_json(path)
     out = os.path.join(c.tmp, 'third.svg')
     run([c.ketw, 'plot', path, '-o', out, '--provider', 'third'])
     with open(out) as f:
