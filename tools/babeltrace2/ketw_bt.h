@@ -98,6 +98,10 @@ ktbt_iter_init(bt_self_message_iterator *self,
 	       bt_self_message_iterator_configuration *config,
 	       bt_self_component_port_output *port);
 void ktbt_iter_finalize(bt_self_message_iterator *self);
+bt_message_iterator_class_can_seek_beginning_method_status
+ktbt_iter_can_seek_beginning(bt_self_message_iterator *self, bt_bool *can);
+bt_message_iterator_class_seek_beginning_method_status
+ktbt_iter_seek_beginning(bt_self_message_iterator *self);
 bt_message_iterator_class_next_method_status
 ktbt_iter_next(bt_self_message_iterator *self, bt_message_array_const msgs,
 	       uint64_t capacity, uint64_t *count);

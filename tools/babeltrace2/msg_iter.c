@@ -83,16 +83,30 @@ static int produce(struct ktbt_iter *x)
 	uint64_t ts, lost = 0;
 	int err;
 
+	/*
+	 * Every message has a time (the stream's first and last record's
+	 * for its beginning and end), so that babeltrace2 can seek a time
+	 * by seeking the beginning and skipping (--begin, its trimmer).
+	 */
 	if (!x->begun) {
+		struct ketw_input_cpu_iter peek = x->it;
+
 		x->begun = true;
-		return push(x, bt_message_stream_beginning_create(x->self,
-								  x->stream));
+		m = bt_message_stream_beginning_create(x->self, x->stream);
+		if (m && ketw_input_cpu_iter_next(&peek, &rec) > 0)
+			bt_message_stream_beginning_set_default_clock_snapshot(m,
+				rec.hdr->timestamp);
+		return push(x, m);
 	}
 	if (ketw_input_cpu_iter_next(&x->it, &rec) <= 0) {
 		x->done = true;
 		err = x->packet ? packet_end(x) : 0;
-		return err ? err : push(x, bt_message_stream_end_create(x->self,
-							x->stream));
+		m = err ? NULL : bt_message_stream_end_create(x->self,
+							      x->stream);
+		if (m)
+			bt_message_stream_end_set_default_clock_snapshot(m,
+								x->prev_ts);
+		return err ? err : push(x, m);
 	}
 	/* Times never go back within a CPU (a message sequence's rule). */
 	ts = rec.hdr->timestamp;
@@ -186,7 +200,6 @@ ktbt_iter_init(bt_self_message_iterator *self,
 {
 	struct ktbt_iter *x = calloc(1, sizeof(*x));
 
-	(void)config;
 	if (!x)
 		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
 	x->self = self;
@@ -195,7 +208,22 @@ ktbt_iter_init(bt_self_message_iterator *self,
 	x->stream = x->port->t->streams[x->port->cpu];
 	ketw_input_cpu_iter_init(&x->it, x->port->t->in, x->port->cpu);
 	bt_self_message_iterator_set_data(self, x);
+	/* Times never go back: a time is found by reading forward. */
+	bt_self_message_iterator_configuration_set_can_seek_forward(config,
+								    BT_TRUE);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+/* Drop what is queued and the open packet. */
+static void iter_drop(struct ktbt_iter *x)
+{
+	while (x->len) {
+		bt_message_put_ref(x->queue[x->head]);
+		x->head = (x->head + 1) % QUEUE_MAX;
+		x->len--;
+	}
+	bt_packet_put_ref(x->packet);
+	x->packet = NULL;
 }
 
 void ktbt_iter_finalize(bt_self_message_iterator *self)
@@ -204,11 +232,34 @@ void ktbt_iter_finalize(bt_self_message_iterator *self)
 
 	if (!x)
 		return;
-	while (x->len) {
-		bt_message_put_ref(x->queue[x->head]);
-		x->head = (x->head + 1) % QUEUE_MAX;
-		x->len--;
-	}
-	bt_packet_put_ref(x->packet);
+	iter_drop(x);
 	free(x);
+}
+
+/*
+ * Back to the stream's beginning: babeltrace2 seeks to a time (its
+ * trimmer, --begin) by seeking the beginning and skipping.
+ */
+bt_message_iterator_class_can_seek_beginning_method_status
+ktbt_iter_can_seek_beginning(bt_self_message_iterator *self, bt_bool *can)
+{
+	(void)self;
+	*can = BT_TRUE;
+	return BT_MESSAGE_ITERATOR_CLASS_CAN_SEEK_BEGINNING_METHOD_STATUS_OK;
+}
+
+bt_message_iterator_class_seek_beginning_method_status
+ktbt_iter_seek_beginning(bt_self_message_iterator *self)
+{
+	struct ktbt_iter *x = bt_self_message_iterator_get_data(self);
+	const struct ktbt_port *port = x->port;
+	bt_stream *stream = x->stream;
+
+	iter_drop(x);
+	memset(x, 0, sizeof(*x));
+	x->self = self;
+	x->port = port;
+	x->stream = stream;
+	ketw_input_cpu_iter_init(&x->it, port->t->in, port->cpu);
+	return BT_MESSAGE_ITERATOR_CLASS_SEEK_BEGINNING_METHOD_STATUS_OK;
 }

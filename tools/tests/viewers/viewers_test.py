@@ -416,6 +416,18 @@ def test_merge(c):
                  [e['payload'] for e in b], 'second trace in the merge')
 
 
+def test_trim(c):
+    """babeltrace2 --begin/--end (its trimmer seeks the plugin's iterators)."""
+    f = c.files[0]
+    a = btparse.events(c.bt2(f, *BT_TEXT)[0])
+    lo, hi = a[len(a) // 3]['ts_ns'], a[2 * len(a) // 3]['ts_ns']
+    b = btparse.events(c.bt2(f, *BT_TEXT, '--begin=%d.%09d' % divmod(lo, 10**9),
+                             '--end=%d.%09d' % divmod(hi, 10**9))[0])
+    want = [e for e in a if lo <= e['ts_ns'] <= hi]
+    check(len(want) > 10, 'a range of %d events' % len(want))
+    check_eq(b, want, 'events between --begin and --end')
+
+
 def test_python_rate(c):
     """Documentation/ketw-rate.py (python3-bt2) against the report."""
     script = os.path.join(TOP, 'Documentation', 'ketw-rate.py')
@@ -835,7 +847,7 @@ def test_plot_million(c):
 
 TESTS = [test_support_info, test_fixture_coverage, test_text_vs_report,
          test_discarded_equal_counters, test_ctf_round_trip, test_convert_ctf,
-         test_merge, test_python_rate, test_chrome, test_plot,
+         test_merge, test_trim, test_python_rate, test_chrome, test_plot,
          test_plot_million]
 
 
