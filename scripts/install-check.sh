@@ -53,6 +53,9 @@ modversions() {
 
 root=$tmp/root
 src=usr/local/src/ketw-$version
+# babeltrace2's plugin directory (libbabeltrace2-dev, scripts/deps.sh).
+bt2_plugin=$(pkg-config --variable=libdir babeltrace2)/babeltrace2/plugins/babeltrace-plugin-ketw.so
+bt2_plugin=${bt2_plugin#/}
 mods=lib/modules/$KVER
 
 # ---- make install -----------------------------------------------------------
@@ -81,6 +84,7 @@ usr/local/lib/libketw.so.$version
 usr/local/lib/pkgconfig/ketw.pc
 usr/local/share/man/man1/ketw.1
 usr/local/src/ketw
+$bt2_plugin
 $src/$KVER/Module.symvers
 $src/include/ketw.h
 $src/include/uapi/linux/ketw.h"

@@ -28,6 +28,11 @@
 #              certificate (a MOK, Documentation/ketw-install.rst);
 #              SIGN_FILE, SIGN_HASH: default KDIR/scripts/sign-file, sha256
 #   KETW_USER_GID  for conf: the group allowed to open /dev/ketw_user
+#   BT2_PLUGINDIR  where babeltrace2 looks for plugins: the ketw plugin
+#              goes there if it was built (default: babeltrace2's, from
+#              pkg-config: /usr/lib/x86_64-linux-gnu/babeltrace2/plugins;
+#              none without libbabeltrace2-dev). Not under PREFIX:
+#              babeltrace2 does not look there
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +48,11 @@ LDCONFIG=${LDCONFIG:-ldconfig}
 LIBDIR=${LIBDIR:-$PREFIX/lib}
 LIBDIR=${LIBDIR%/}
 incdir=$PREFIX/include
+bt2_plugin=$top/tools/babeltrace2/babeltrace-plugin-ketw.so
+if [ -z "${BT2_PLUGINDIR+set}" ]; then
+	BT2_PLUGINDIR=$(pkg-config --variable=libdir babeltrace2 2>/dev/null || true)
+	[ -z "$BT2_PLUGINDIR" ] || BT2_PLUGINDIR=$BT2_PLUGINDIR/babeltrace2/plugins
+fi
 solib=libketw.so.$VERSION
 soname=libketw.so.0
 
@@ -71,6 +81,10 @@ shared_files() {
 	for h in libketw.h ketw_file.h ketw_provider.h; do
 		echo "0644 $top/tools/lib/$h $incdir/$h"
 	done
+	# babeltrace2's source.ketw.file, if it was built.
+	if [ -n "$BT2_PLUGINDIR" ] && [ -f "$bt2_plugin" ]; then
+		echo "0644 $bt2_plugin $BT2_PLUGINDIR/babeltrace-plugin-ketw.so"
+	fi
 }
 # Symlinks every kernel shares: target link.
 shared_links() {

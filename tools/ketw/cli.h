@@ -50,6 +50,8 @@ int cmd_stop(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
@@ -115,6 +117,11 @@ int cli_session_only(int argc, char **argv, const char **name, int *fd);
 
 /* Check a -s argument; a usage error (returns 2) if it is not a name. */
 int cli_check_session_name(const char *cmd, const char *name);
+/*
+ * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
+ * -EINVAL if it is not that (report and plot --from, --to).
+ */
+int cli_parse_seconds(const char *s, uint64_t *ns);
 
 /*
  * Parse an option's number strictly: a usage error naming the option,
@@ -275,6 +282,8 @@ void cli_json_stringf(struct cli_json *j, const char *fmt, ...);
 void cli_json_hex(struct cli_json *j, const unsigned char *p, size_t n);
 void cli_json_u64(struct cli_json *j, uint64_t v);
 void cli_json_s64(struct cli_json *j, int64_t v);
+/* @ns as a number of microseconds with three decimals: 1234.567 */
+void cli_json_us(struct cli_json *j, uint64_t ns);
 void cli_json_bool(struct cli_json *j, bool v);
 void cli_json_null(struct cli_json *j);
 /* @max bytes of @p quoted and escaped (up to a NUL if @stop_at_nul). */

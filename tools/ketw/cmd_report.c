@@ -118,40 +118,6 @@ static int report_activity_follow(struct ketw_input *in,
 	return 0;
 }
 
-/*
- * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
- * -EINVAL if it is not that.
- */
-static int report_parse_time(const char *s, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0;
-	unsigned int digits = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (sec > (UINT64_MAX / 1000000000ull - 9) / 10)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (++digits > 9)
-				return -EINVAL;
-			frac = frac * 10 + (uint64_t)(*p - '0');
-		}
-		if (!digits)
-			return -EINVAL;
-		for (; digits < 9; digits++)
-			frac *= 10;
-	}
-	if (*p)
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
 /* Does @rec pass the filters? System events pass --provider, --level and --pid. */
 static bool report_keep(const struct ketw_record *rec,
 			const struct ketw_registry *reg,
@@ -264,8 +230,14 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	printf("buffers:  %u KiB per cpu, policy %s, max data %u bytes\n",
 	       s->buffer_kb, cli_or(ketw_policy_name(s->policy), "?"),
 	       s->max_data_size);
-	printf("clock:    %s (resolution %u ns)\n",
+	printf("clock:    %s (resolution %u ns)",
 	       cli_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
+	if (h->realtime_ref)
+		printf(", %llu.%09llu at %s",
+		       (unsigned long long)(h->clock_ref / 1000000000ull),
+		       (unsigned long long)(h->clock_ref % 1000000000ull),
+		       cli_time_format(h->realtime_ref, t, sizeof(t)));
+	printf("\n");
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default; providers enabled one by one have their own)\n",
 	       s->level ? cli_or(ketw_level_name(s->level), "?") : "all",
 	       (unsigned long long)s->match_any,
@@ -537,7 +509,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case REPORT_OPT_FROM:
 		case REPORT_OPT_TO:
-			if (report_parse_time(optarg, c == REPORT_OPT_FROM ?
+			if (cli_parse_seconds(optarg, c == REPORT_OPT_FROM ?
 					      &o.from : &o.to))
 				return cli_usage_error(argv[0],
 					"--%s: '%s' is not SECONDS[.FRACTION]",

@@ -313,6 +313,48 @@ static const struct {
 "  cpu=0 ts=1.000000200 seq=2 EVENT_DESC ketw-sample id=1 tick ver=2 fields=4\n"
 "  cpu=0 ts=1.000000300 seq=3 TASK pid=1 tid=1 comm=init\n" },
 
+	{ "convert",
+"usage: ketw convert [FILE] --to chrome|ctf -o OUT\n"
+"\n"
+"Convert trace file FILE (default trace.ketw) for other viewers\n"
+"(Documentation/ketw-viewers.rst):\n"
+"\n"
+"  --to chrome   the Chrome Trace Event Format (JSON object form) in file\n"
+"                OUT (\"-\": stdout), for ui.perfetto.dev and\n"
+"                chrome://tracing: process and thread names from the\n"
+"                rundown's TASK records, each event an instant with its\n"
+"                fields in args, START and END events (types 1 and 2) of\n"
+"                one provider, event id and thread paired into durations,\n"
+"                losses and OVERFLOW/RESUME as global instants (category\n"
+"                ketw.loss), a counter track of events/s per CPU; times in\n"
+"                microseconds of the trace clock, ns as 3 decimals\n"
+"  --to ctf      CTF 1.8 in directory OUT, for Trace Compass and LTTng's\n"
+"                tools, written by babeltrace2 through ketw's plugin:\n"
+"                babeltrace2 FILE --output-format=ctf --output OUT\n"
+"  -o, --output OUT\n"
+"\n"
+"A file cut short is converted up to its last complete section (exit 3).\n"
+"Example:\n"
+"  ketw convert sample.ketw --to chrome -o trace.json\n" },
+
+	{ "plot",
+"usage: ketw plot [FILE] -o OUT.svg|OUT.html [--provider PROVIDER]...\n"
+"                 [--from SECONDS] [--to SECONDS] [--width PIXELS]\n"
+"\n"
+"Draw trace file FILE (default trace.ketw) as a timeline picture, an SVG\n"
+"file or a self-contained HTML page (nothing is fetched): a lane per CPU\n"
+"with its events as ticks coloured by provider (a legend names them),\n"
+"START..END spans as bars, the ranges where events were lost shaded red\n"
+"with their counts, a time axis, and events per second under the lanes.\n"
+"Events are binned by pixel column: a million events make a file of\n"
+"tens of KB.\n"
+"\n"
+"  -o, --output OUT   .svg or .html\n"
+"  --provider PROVIDER, --from SECONDS[.FRACTION], --to SECONDS[.FRACTION]\n"
+"                only these providers' events (system events stay), only\n"
+"                this time range of the trace's clock; as for 'ketw report'\n"
+"  --width PIXELS     the picture's width (400..20000, default 1200)\n" },
+
 	{ "show",
 "usage: ketw show [-s NAME]\n"
 "\n"

@@ -112,6 +112,8 @@ static void ketw_swap_header(struct ketw_file_header *h)
 	h->creation_time = bswap_64(h->creation_time);
 	h->flags = bswap_32(h->flags);
 	h->reserved = bswap_32(h->reserved);
+	h->clock_ref = bswap_64(h->clock_ref);
+	h->realtime_ref = bswap_64(h->realtime_ref);
 	ketw_swap_session(&h->session);
 }
 
@@ -458,6 +460,11 @@ static int ketw_input_header_check(struct ketw_input *in,
 			"format version %u.%u is not supported (this reader knows %u.x)",
 			h->version_major, h->version_minor,
 			KETW_FILE_VERSION_MAJOR);
+	if (h->header_size >= KETW_FILE_HEADER_SIZE_V1 &&
+	    !(h->header_size % KETW_FILE_ALIGN) && h->header_size > in->len)
+		return ketw_input_fail(e, -EBADMSG,
+			"truncated: %zu bytes, shorter than the file header (%u)",
+			in->len, h->header_size);
 	if (h->header_size < KETW_FILE_HEADER_SIZE_V1 ||
 	    h->header_size % KETW_FILE_ALIGN || h->header_size > in->len)
 		return ketw_input_fail(e, -EBADMSG,
@@ -869,4 +876,41 @@ int ketw_input_next(struct ketw_input *in, struct ketw_record *rec)
 		in->heap[0] = in->heap[--in->heap_len];
 	ketw_heap_down(in, 0);
 	return 1;
+}
+
+/* ---- one CPU's records --------------------------------------------- */
+
+void ketw_input_cpu_iter_init(struct ketw_input_cpu_iter *it,
+			      const struct ketw_input *in, unsigned int cpu)
+{
+	memset(it, 0, sizeof(*it));
+	it->in = in;
+	it->cpu = cpu;
+	it->cursor = 0;
+	ketw_record_iter_init(&it->it, NULL, 0);
+	it->it.off = 0;
+}
+
+int ketw_input_cpu_iter_next(struct ketw_input_cpu_iter *it,
+			     struct ketw_record *rec)
+{
+	const struct ketw_input *in = it->in;
+	const struct ketw_cursor *c;
+
+	for (;;) {
+		/* Checked at open: a section's records end only at its end. */
+		if (it->it.buf && ketw_record_iter_next(&it->it, rec) > 0) {
+			rec->cpu = it->cpu;
+			rec->context = in->hdr.flags & KETW_FILE_F_RECORD_CTX;
+			return 1;
+		}
+		while (it->cursor < in->nr_cursors &&
+		       in->cursors[it->cursor].cpu != it->cpu)
+			it->cursor++;
+		if (it->cursor >= in->nr_cursors)
+			return 0;
+		c = &in->cursors[it->cursor++];
+		it->it = c->it;		/* its buffer, length and header size */
+		it->it.off = 0;
+	}
 }

@@ -37,9 +37,11 @@
  * (KETW_RECORD_EXT, uapi/linux/ketw.h), the rundown MODULE records, the
  * TRIGGER system event, and the context bits of the records' flags,
  * which a file says are valid with KETW_FILE_F_RECORD_CTX. A reader of 0
- * shows an items area as part of the payload.
+ * shows an items area as part of the payload. 2, the header's clock
+ * reference (clock_ref, realtime_ref): where the trace clock stands
+ * against CLOCK_REALTIME, for absolute times.
  */
-#define KETW_FILE_VERSION_MINOR	1
+#define KETW_FILE_VERSION_MINOR	2
 #define KETW_FILE_ALIGN		8		/* sections start 8-aligned */
 #define KETW_FILE_HOST_LEN	72
 #define KETW_FILE_MACHINE_LEN	32
@@ -80,6 +82,11 @@ struct ketw_file_session {
  * @hostname:           uname nodename of the traced machine, NUL-terminated.
  * @release:            uname release (kernel version), NUL-terminated.
  * @machine:            uname machine, NUL-terminated.
+ * @clock_ref:          (1.2) a reading of the trace clock (@clock), ns...
+ * @realtime_ref:       ...and of CLOCK_REALTIME, ns, taken together by the
+ *                      writer: a timestamp t is at realtime_ref +
+ *                      (t - clock_ref). Both 0: unknown (an older file, a
+ *                      clock user space cannot read, KETW_CLOCK_LOCAL).
  */
 struct ketw_file_header {
 	__u32 magic;
@@ -96,9 +103,12 @@ struct ketw_file_header {
 	char  hostname[KETW_FILE_HOST_LEN];
 	char  release[KETW_FILE_HOST_LEN];
 	char  machine[KETW_FILE_MACHINE_LEN];
+	__u64 clock_ref;
+	__u64 realtime_ref;
 };
 
-#define KETW_FILE_HEADER_SIZE_V1	304
+#define KETW_FILE_HEADER_SIZE_V1	304	/* 1.0 and 1.1 */
+#define KETW_FILE_HEADER_SIZE_V1_2	320	/* 1.2: the clock reference */
 
 /*
  * File header flags. RECORD_CTX (format 1.1): the records' context bits
@@ -167,7 +177,7 @@ struct ketw_file_cpu_stats {
 };
 
 _Static_assert(sizeof(struct ketw_file_session) == 88, "file ABI");
-_Static_assert(sizeof(struct ketw_file_header) == KETW_FILE_HEADER_SIZE_V1,
+_Static_assert(sizeof(struct ketw_file_header) == KETW_FILE_HEADER_SIZE_V1_2,
 	       "file ABI");
 _Static_assert(sizeof(struct ketw_file_section) == 16, "file ABI");
 _Static_assert(sizeof(struct ketw_file_cpu_records) == 8, "file ABI");

@@ -474,6 +474,25 @@ void ketw_output_info_from_attr(struct ketw_output_info *info,
  */
 int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		       struct ketw_output **out);
+/*
+ * The header's clock reference (ketw_file.h: clock_ref, realtime_ref)
+ * says where the trace clock stands against CLOCK_REALTIME.
+ * ketw_output_create() reads both clocks together (for KETW_CLOCK_MONO
+ * and KETW_CLOCK_BOOT; none for KETW_CLOCK_LOCAL, which user space
+ * cannot read); this takes them from the caller (both 0: none), for a
+ * file written from another one, or from somewhere else.
+ */
+int ketw_output_create_ref(const char *path,
+			   const struct ketw_output_info *info,
+			   uint64_t clock_ref, uint64_t realtime_ref,
+			   struct ketw_output **out);
+/*
+ * Read the trace clock @clock (KETW_CLOCK_*, 0 the default) and
+ * CLOCK_REALTIME together: 0, or -EINVAL for a clock user space cannot
+ * read (KETW_CLOCK_LOCAL).
+ */
+int ketw_clock_ref_now(unsigned int clock, uint64_t *clock_ref,
+		       uint64_t *realtime_ref);
 
 /* Bytes of records gathered per CPU before they go out as a section. */
 #define KETW_OUTPUT_CPU_BUFFER	(256 * 1024)
@@ -593,6 +612,24 @@ unsigned int ketw_input_skipped_sections(const struct ketw_input *in);
  */
 int ketw_input_next(struct ketw_input *in, struct ketw_record *rec);
 void ketw_input_rewind(struct ketw_input *in);
+
+/*
+ * One CPU's records alone, in file order (sequence order), independent
+ * of ketw_input_next() and of other such iterators: any number may walk
+ * the same input at once. Initialise with ketw_input_cpu_iter_init()
+ * (again to start over); next returns 1 and *@rec filled, 0 at the end.
+ */
+struct ketw_input_cpu_iter {
+	const struct ketw_input *in;
+	unsigned int cpu;
+	unsigned int cursor;		/* the section being walked */
+	struct ketw_record_iter it;	/* in it; len 0 before the first */
+};
+
+void ketw_input_cpu_iter_init(struct ketw_input_cpu_iter *it,
+			      const struct ketw_input *in, unsigned int cpu);
+int ketw_input_cpu_iter_next(struct ketw_input_cpu_iter *it,
+			     struct ketw_record *rec);
 
 /* ---- text ---------------------------------------------------------- */
 

@@ -86,8 +86,53 @@ static int ketw_output_pad(struct ketw_output *out)
 	return ketw_output_raw(out, zero, pad);
 }
 
+static uint64_t ketw_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ketw_clock_ref_now(unsigned int clock, uint64_t *clock_ref,
+		       uint64_t *realtime_ref)
+{
+	uint64_t r0, r1, best = UINT64_MAX, c;
+	clockid_t id;
+	int i;
+
+	*clock_ref = *realtime_ref = 0;
+	switch (clock ? clock : KETW_CLOCK_DEFAULT) {
+	case KETW_CLOCK_MONO:
+		id = CLOCK_MONOTONIC;
+		break;
+	case KETW_CLOCK_BOOT:
+		id = CLOCK_BOOTTIME;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/*
+	 * The trace clock between two readings of CLOCK_REALTIME, taken
+	 * against their midpoint; the closest pair of a few tries.
+	 */
+	for (i = 0; i < 5; i++) {
+		r0 = ketw_clock_ns(CLOCK_REALTIME);
+		c = ketw_clock_ns(id);
+		r1 = ketw_clock_ns(CLOCK_REALTIME);
+		if (!r0 || !c || r1 < r0 || r1 - r0 >= best)
+			continue;
+		best = r1 - r0;
+		*clock_ref = c;
+		*realtime_ref = r0 + (r1 - r0) / 2;
+	}
+	return *clock_ref ? 0 : -EINVAL;
+}
+
 static void ketw_output_fill_header(struct ketw_file_header *h,
-				    const struct ketw_output_info *info)
+				    const struct ketw_output_info *info,
+				    uint64_t clock_ref, uint64_t realtime_ref)
 {
 	struct utsname u;
 	struct timespec ts;
@@ -114,10 +159,25 @@ static void ketw_output_fill_header(struct ketw_file_header *h,
 		     info->release : u.release, sizeof(h->release));
 	ketw_strlcpy(h->machine, info->machine[0] || !have_uname ?
 		     info->machine : u.machine, sizeof(h->machine));
+	h->clock_ref = clock_ref;
+	h->realtime_ref = realtime_ref;
 }
 
 int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		       struct ketw_output **outp)
+{
+	uint64_t clock_ref, realtime_ref;
+
+	if (ketw_clock_ref_now(info->clock, &clock_ref, &realtime_ref))
+		clock_ref = realtime_ref = 0;
+	return ketw_output_create_ref(path, info, clock_ref, realtime_ref,
+				      outp);
+}
+
+int ketw_output_create_ref(const char *path,
+			   const struct ketw_output_info *info,
+			   uint64_t clock_ref, uint64_t realtime_ref,
+			   struct ketw_output **outp)
 {
 	struct ketw_file_header h;
 	struct ketw_output *out;
@@ -141,7 +201,7 @@ int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		free(out);
 		return err;
 	}
-	ketw_output_fill_header(&h, info);
+	ketw_output_fill_header(&h, info, clock_ref, realtime_ref);
 	err = ketw_output_raw(out, &h, sizeof(h));
 	if (!err && fflush(out->f))
 		err = -errno;

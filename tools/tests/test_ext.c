@@ -232,7 +232,7 @@ TEST(ext_old_minor_reads)
 	img = test_slurp(path, &len);
 	ASSERT(img != NULL);
 	h = (void *)img;
-	CHECK_EQ(h->version_minor, 1);
+	CHECK_EQ(h->version_minor, KETW_FILE_VERSION_MINOR);
 	h->version_minor = 0;
 	if (CHECK_EQ(ketw_input_open_mem(img, len, &in, err, sizeof(err)), 0)) {
 		CHECK_EQ(ketw_input_header(in)->version_minor, 0);
