@@ -31,7 +31,7 @@ static const char *status_errno(int err, char *buf, size_t len)
 
 static void status_text(const struct ketw_session_status *ss,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			uint64_t memory)
+			uint64_t memory, const char *pids)
 {
 	char e[48];
 
@@ -56,14 +56,41 @@ static void status_text(const struct ketw_session_status *ss,
 	if (ss->triggers_fired)
 		printf("triggers: fired %u times, %u snapshots ready, %u wake-ups\n",
 		       ss->triggers_fired, ss->snapshots_ready, ss->wakeups);
+	if (pids)
+		printf("pids:     %s\n", pids);
 	cli_memory_print(memory);
 	printf("\n");
 	cli_print_cpu_stats(st, valid, ss->nr_cpus);
 }
 
+/* "pids": the process filter, null without one. */
+static void status_json_pids(struct cli_json *j, int fd, const char *name,
+			     const struct ketw_session_status *ss)
+{
+	static int32_t pids[KETW_PIDS_MAX];
+	uint32_t count, flags, i;
+
+	if (ketw_session_get_pids(fd, name, pids, KETW_PIDS_MAX, &count,
+				  &flags))
+		return;		/* a module without process filters */
+	cli_json_key(j, "pids");
+	if (!(flags & KETW_PIDS_ACTIVE)) {
+		cli_json_null(j);
+	} else {
+		cli_json_array(j, false);
+		for (i = 0; i < count && i < KETW_PIDS_MAX; i++)
+			cli_json_u64(j, pids[i]);
+		cli_json_end(j);
+	}
+	cli_json_key(j, "pids_inherit");
+	cli_json_bool(j, flags & KETW_PIDS_INHERIT);
+	cli_json_key(j, "pids_dropped");
+	cli_json_u64(j, ss->pids_dropped);
+}
+
 static void status_json(const struct ketw_session_status *ss,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			uint64_t memory)
+			uint64_t memory, int fd)
 {
 	const char *ename = ketw_errno_name(ss->flush_error);
 	struct cli_json j;
@@ -98,6 +125,7 @@ static void status_json(const struct ketw_session_status *ss,
 	cli_json_u64(&j, ss->overwritten);
 	cli_json_key(&j, "memory");
 	cli_json_u64(&j, memory);
+	status_json_pids(&j, fd, ss->name, ss);
 	cli_json_key(&j, "cpus");
 	cli_json_array(&j, true);
 	for (cpu = 0; cpu < ss->nr_cpus; cpu++) {
@@ -262,6 +290,7 @@ int cmd_status(int argc, char **argv)
 	};
 	const char *name = NULL;
 	struct ketw_session_status ss;
+	static char pids[KETW_PIDS_MAX * 12 + 128];
 	struct ketw_session_attr attr;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, json = false;
@@ -307,9 +336,11 @@ int cmd_status(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (json)
-		status_json(&ss, st, valid, attr.memory);
+		status_json(&ss, st, valid, attr.memory, fd);
 	else
-		status_text(&ss, st, valid, attr.memory);
+		status_text(&ss, st, valid, attr.memory,
+			    cli_pids_describe(fd, name, &ss, pids,
+					      sizeof(pids)) ? pids : NULL);
 	if (fflush(stdout))
 		ret = cli_error("writing the status failed: %s",
 				strerror(errno));
