@@ -625,23 +625,25 @@ static int one_of(const char *s, const char *const *l)
 	return 0;
 }
 
-/* What a whole control file must read. */
-/* pids: "none", or pids between single blanks then maybe "inherit". */
+/*
+ * pids: one line, "none", or pids between single blanks then maybe
+ * "inherit" (a filter whose processes all ended: empty, or "inherit").
+ */
 static int pids_ok(const char *s)
 {
-	if (!strcmp(s, "none"))
+	if (!strcmp(s, "none\n"))
 		return 1;
-	while (*s >= '0' && *s <= '9') {
+	while (*s >= '1' && *s <= '9') {
 		while (*s >= '0' && *s <= '9')
 			s++;
-		if (*s == ' ')
-			s++;
-		else
-			return !*s;
+		if (*s != ' ')
+			return !strcmp(s, "\n");
+		s++;
 	}
-	return !*s || !strcmp(s, "inherit");
+	return !strcmp(s, "\n") || !strcmp(s, "inherit\n");
 }
 
+/* What a whole control file must read. */
 static int ctl_content_ok(const char *base, const char *s)
 {
 	static const char *const policies[] = { "loop", "until-full", "flush", NULL };
