@@ -201,7 +201,8 @@ static int proc_end(struct proc *p)
 {
 	int st;
 
-	if (write(p->go, "q", 1) != 1)
+	/* EPIPE: it ended already (SIGPIPE is ignored). */
+	if (write(p->go, "q", 1) != 1 && errno != EPIPE)
 		perror("proc_end");
 	close(p->go);
 	if (waitpid(p->pid, &st, 0) != p->pid)
