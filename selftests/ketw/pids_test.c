@@ -11,8 +11,9 @@
  *   - a process that ends leaves the filter (GET no longer lists it); a
  *     filter whose processes all ended takes nothing;
  *   - a full filter: KETW_PIDS_MAX processes, the children beyond are
- *     counted (pids_dropped) and not traced, and the table is compacted
- *     when they end;
+ *     counted (pids_dropped) and not traced, and room again when they
+ *     end; churn: thousands of children joining and leaving (the
+ *     table's compaction), lookups exact throughout;
  *   - a pid namespace: a process in a new one sets a filter with that
  *     namespace's pids and reads them back so, the host sees the host's
  *     pids and the right process traced, and the namespace does not see
@@ -649,7 +650,7 @@ TEST_F_TIMEOUT(pids, full_filter, 240)
 	EXPECT_TRUE(has_pid(pids, n, first));
 	EXPECT_FALSE(has_pid(pids, n, last));
 
-	/* They end: out of the filter (and the table compacted). */
+	/* They end: out of the filter. */
 	proc_go(&p);
 	for (int i = 0; i < 12 && (late = result()) < 0; i++)
 		;
@@ -669,6 +670,73 @@ TEST_F_TIMEOUT(pids, full_filter, 240)
 	EXPECT_EQ(1, ticks_of(&self->d, first, -1));
 	EXPECT_EQ(0, ticks_of(&self->d, last, -1));
 	EXPECT_EQ(1, ticks_of(&self->d, late, -1));
+}
+
+/*
+ * Churn: an inherit filter's process forks CHURN children one after the
+ * other, each ending at once; each joins and leaves, so removed slots
+ * pile up past three quarters of the table and the compaction replaces
+ * it (under KASAN: while lookups and probes use the old one). Lookups
+ * stay exact: the last child and P are traced, a stranger is not.
+ */
+#define CHURN	4000	/* about 2850 make the first compaction */
+
+static void fn_churn(struct proc *p, void *arg)
+{
+	pid_t c;
+
+	(void)p;
+	(void)arg;
+	for (int i = 0; i < CHURN; i++) {
+		c = fork();
+		if (!c)
+			_exit(0);
+		if (c < 0 || waitpid(c, NULL, 0) != c)
+			_exit(95);
+	}
+	c = fork();
+	if (!c) {
+		sample_emit(1);
+		_exit(0);
+	}
+	waitpid(c, NULL, 0);
+	report(c);
+	sample_emit(1);
+	report(getpid());
+	proc_step(p);
+}
+
+TEST_F_TIMEOUT(pids, inherit_churn, 240)
+{
+	int32_t pids[KETW_PIDS_MAX], last, p_pid;
+	struct ketw_session_status st;
+	uint32_t n = 0, fl = 0;
+	struct proc p, b;
+
+	ASSERT_EQ(0, proc_start(&p, fn_churn, NULL));
+	ASSERT_EQ(0, proc_start(&b, fn_emit, (void *)1));
+	p_pid = p.pid;
+	ASSERT_EQ(0, set_pids(self->fd, &p_pid, 1, KETW_PIDS_INHERIT));
+	proc_go(&p);
+	for (int i = 0; i < 8 && (last = result()) < 0; i++)
+		;
+	ASSERT_LT(0, last);
+	EXPECT_EQ(p.pid, result());
+	ASSERT_EQ(0, get_pids(self->fd, pids, &n, &fl));
+	EXPECT_EQ(1, n);
+	EXPECT_EQ(p.pid, pids[0]);
+	ASSERT_EQ(0, status_of(self->fd, SESSION, &st));
+	EXPECT_EQ(1, st.pids);
+	EXPECT_EQ(0, st.pids_dropped);
+	proc_go(&b);
+	EXPECT_EQ(b.pid, result());
+	EXPECT_EQ(0, proc_end(&b));
+	proc_go(&p);
+	EXPECT_EQ(0, proc_end(&p));
+	ASSERT_EQ(0, stop_drain(self->fd, &self->d));
+	EXPECT_EQ(1, ticks_of(&self->d, last, -1));
+	EXPECT_EQ(1, ticks_of(&self->d, p.pid, -1));
+	EXPECT_EQ(0, ticks_of(&self->d, b.pid, -1));
 }
 
 /* ---- pid namespaces ----------------------------------------------------- */
