@@ -1486,7 +1486,8 @@ out:
  * @flags: KETW_PIDS_INHERIT or 0.
  *
  * The new filter is in effect for every provider at once; a running
- * session logs FILTER (struct ketw_sys_filter_pids). Rules:
+ * session logs FILTER (struct ketw_sys_filter_pids), unless it had no
+ * filter and gets none. Rules:
  * Documentation/ketw-lifetimes.rst, "process filter".
  * Context: process; not under ketw_mutex.
  *
@@ -1522,7 +1523,7 @@ int ketw_session_set_pids(struct ketw_session *s, const s32 *pids, u32 count,
 	old_count = ketw_pids_count(old);
 	s->pids_dropped += ketw_pids_dropped(old);
 	s->pids = f;
-	if (s->state == KETW_STATE_RUNNING) {
+	if (s->state == KETW_STATE_RUNNING && (old || f)) {
 		/* Each provider's set changes in one swap. */
 		ketw_providers_attach(s);
 		ketw_session_log_pids(s, old_flags, old_count);

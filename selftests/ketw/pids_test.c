@@ -1071,6 +1071,8 @@ TEST_F(pids, filter_record)
 	set[1] = getpid();
 	ASSERT_EQ(0, set_pids(self->fd, set, 2, KETW_PIDS_INHERIT));
 	ASSERT_EQ(0, set_pids(self->fd, NULL, 0, 0));
+	/* No filter to none: nothing changed, nothing logged. */
+	ASSERT_EQ(0, set_pids(self->fd, NULL, 0, 0));
 	proc_go(&a);
 	EXPECT_EQ(0, proc_end(&a));
 	ASSERT_EQ(0, stop_drain(self->fd, &self->d));

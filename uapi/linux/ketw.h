@@ -729,7 +729,8 @@ struct ketw_trigger {
  *            first min(@count, @capacity), smallest first.
  *
  * SET replaces the filter whole, at once for every provider, running or
- * not; on a running session it logs FILTER (struct ketw_sys_filter_pids).
+ * not; on a running session it logs FILTER (struct ketw_sys_filter_pids),
+ * unless it clears a session that had no filter.
  * Every pid must name a live process the caller's pid namespace sees
  * (its process id, not another thread's id): ESRCH otherwise; a pid
  * given twice counts once. With KETW_PIDS_INHERIT, a process forked by
