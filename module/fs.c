@@ -66,6 +66,7 @@ static const struct ketwfs_entry ketwfs_session_entries[] = {
 	{ "items",		KFS_ITEMS,		S_IFREG | 0600 },
 	{ "max_data_size",	KFS_MAX_DATA_SIZE,	S_IFREG | 0600 },
 	{ "per_cpu",		KFS_PER_CPU,		S_IFDIR | 0500 },
+	{ "pids",		KFS_PIDS,		S_IFREG | 0600 },
 	{ "policy",		KFS_POLICY,		S_IFREG | 0600 },
 	{ "providers",		KFS_SESSION_PROVIDERS,	S_IFREG | 0600 },
 	{ "rundown",		KFS_RUNDOWN,		S_IFREG | 0600 },
@@ -643,6 +644,7 @@ static const struct file_operations *ketwfs_fops_of(u8 kind)
 	case KFS_SESSION_PROVIDERS:
 	case KFS_EVENT_SET:
 	case KFS_TRIGGER:
+	case KFS_PIDS:
 	case KFS_MAX_BUFFER:
 	case KFS_ERROR_LOG:
 	case KFS_BRIDGE_ITEMS:

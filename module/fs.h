@@ -31,6 +31,7 @@ enum ketwfs_kind {
 	KFS_SESSION_PROVIDERS,
 	KFS_EVENT_SET,
 	KFS_TRIGGER,
+	KFS_PIDS,
 	KFS_STATUS,
 	KFS_STATS,
 	KFS_BUFFER_TOTAL,	/* buffer_total_size_kb */

@@ -8,7 +8,9 @@
  * (registry, filters, the write path), ext.c (extended data items and
  * the MODULE rundown), trigger.c (triggers: their checks, matching and
  * firing), user.c (user-space providers and their limits), boot.c
- * (boot-time sessions), sysfs.c (the module parameters' setters, the
+ * (boot-time sessions), pids.c (process filters: their tables, the
+ * write path's lookup, the fork and exit probes), sysfs.c (the module
+ * parameters' setters, the
  * reports in /sys/module/ketw), chardev.c (/dev/ketw and
  * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
  * filesystem, its control files, its trace readers; fs.h), errlog.c
@@ -49,6 +51,8 @@ extern struct list_head ketw_sessions;
 extern struct workqueue_struct *ketw_wq;
 
 struct ketw_trig;
+struct ketw_pids;
+struct pid_namespace;
 
 /*
  * A session's triggers: replaced whole under ketw_mutex, read under RCU
@@ -125,6 +129,10 @@ struct ketw_session_trig {
  * @triggers:   its triggers, or NULL; changed under ketw_mutex.
  * @next_trigger_id: the id the next trigger gets; under ketw_mutex.
  * @trig:       what its triggers fired.
+ * @pids:       its process filter, or NULL: it traces every process;
+ *              replaced under ketw_mutex (ketw-lifetimes.rst).
+ * @pids_dropped: children the filters it had before @pids could not
+ *              take; under ketw_mutex.
  */
 struct ketw_session {
 	struct list_head node;
@@ -148,6 +156,8 @@ struct ketw_session {
 	struct ketw_trig_set __rcu *triggers;
 	u32 next_trigger_id;
 	struct ketw_session_trig trig;
+	struct ketw_pids *pids;
+	u32 pids_dropped;
 };
 
 /*
@@ -171,6 +181,8 @@ struct ketw_idset {
  * @filtered:  event ids filtered out (POSIX event set filter), or NULL.
  * @triggers:  the session's triggers if one names the provider, or NULL:
  *             the write path looks at them only then.
+ * @pids:      the session's process filter, or NULL: the write path
+ *             looks the current process up in it only then.
  *
  * Kept small: a provider's set holds one per running session, and is
  * allocated with __GFP_NOFAIL, which must stay within order 1.
@@ -186,6 +198,7 @@ struct ketw_enablement {
 	u32 ext_items;
 	u32 room;
 	const struct ketw_trig_set *triggers;
+	const struct ketw_pids *pids;
 };
 
 /*
@@ -334,6 +347,10 @@ int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
 			   void *arg);
 int ketw_session_trigger_add(struct ketw_session *s, struct ketw_trigger *req);
 int ketw_session_trigger_del(struct ketw_session *s, u32 id);
+int ketw_session_set_pids(struct ketw_session *s, const s32 *pids, u32 count,
+			  u32 flags);
+int ketw_session_get_pids(struct ketw_session *s, u32 *out, u32 *count,
+			  u32 *flags);
 
 /* sysevent.c */
 bool ketw_session_log(struct ketw_session *s, const u8 *guid,
@@ -341,6 +358,8 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 		      const void *data, size_t len, u16 flags);
 void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
 			     const void *data, size_t len);
+void ketw_session_log_system_ver(struct ketw_session *s, u32 id, u16 version,
+				 const void *data, size_t len);
 
 /* provider.c */
 void ketw_providers_attach(struct ketw_session *s);
@@ -405,6 +424,20 @@ void ketw_triggers_fire(struct ketw_session *s,
 void ketw_triggers_show(struct seq_file *m, struct ketw_session *s);
 void ketw_trig_free_rcu(struct ketw_trig *t);
 void ketw_triggers_free(struct ketw_session *s);
+
+/* pids.c */
+void ketw_pids_init(void);
+void ketw_pids_exit(void);
+int ketw_pids_check(u32 count, u32 flags);
+struct ketw_pids *ketw_pids_new(const s32 *vpids, u32 count, u32 flags);
+void ketw_pids_publish(struct ketw_pids *f);
+void ketw_pids_retire(struct ketw_pids *f);
+bool ketw_pids_match(const struct ketw_pids *f);
+u32 ketw_pids_flags(const struct ketw_pids *f);
+u32 ketw_pids_dropped(const struct ketw_pids *f);
+u32 ketw_pids_count(const struct ketw_pids *f);
+u32 ketw_pids_ids(const struct ketw_pids *f, struct pid_namespace *ns,
+		  u32 *out);
 
 /* boot.c */
 int ketw_boot_sessions_start(void);

@@ -41,6 +41,11 @@ static DEFINE_PER_CPU(unsigned int, ketw_writer_ctx);
 
 #define KETW_CTX(pc)	(((pc) & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) + 1)
 
+/*
+ * Does the session of @e take @d, logged now? Its level, event set and
+ * keywords, then its process filter: a session without one pays a test
+ * of a pointer in the entry it reads already.
+ */
 static bool ketw_enable_match(const struct ketw_enablement *e,
 			      const struct ketw_event_descriptor *d)
 {
@@ -50,11 +55,13 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 	    test_bit(d->id, e->filtered->bits))
 		return false;
 	/* ETW: an event with no keyword passes every keyword filter. */
-	if (!d->keyword)
-		return true;
-	if (e->match_any && !(d->keyword & e->match_any))
-		return false;
-	return (d->keyword & e->match_all) == e->match_all;
+	if (d->keyword) {
+		if (e->match_any && !(d->keyword & e->match_any))
+			return false;
+		if ((d->keyword & e->match_all) != e->match_all)
+			return false;
+	}
+	return likely(!e->pids) || ketw_pids_match(e->pids);
 }
 
 /*
@@ -736,6 +743,7 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 	e.ext_items = ketw_session_items(s, prov);
 	e.room = ketw_session_room(s);
 	e.triggers = ketw_session_triggers_for(s, prov);
+	e.pids = s->pids;
 	ketw_provider_update(prov, s, &e);
 }
 

@@ -4,7 +4,9 @@
  *
  * Worker threads, each with its own PRNG derived from the seed:
  *
- *   ctl (3)   write hostile strings to every file of the tree (found by
+ *   ctl (3)   write hostile strings to every file of the tree (pids
+ *             included: process filters come and go under the others;
+ *             found by
  *             walking it, and by name for sessions that may not exist),
  *             whole, split, at odd offsets, from bad pointers; read
  *             them back; keep some files open across rmdir and mkdir
@@ -82,7 +84,7 @@ static const char *const pool[] = {
 static const char *const sfiles[] = {
 	"enable", "buffer_size_kb", "policy", "max_data_size", "clock",
 	"items", "rundown", "providers", "event_set", "status", "stats", "trace",
-	"trace_pipe", "trigger", "per_cpu/cpu0/trace_pipe_raw",
+	"trace_pipe", "trigger", "pids", "per_cpu/cpu0/trace_pipe_raw",
 	"per_cpu/cpu1/trace_pipe_raw", "per_cpu/cpu0/stats",
 	"per_cpu/cpu1/stats", "per_cpu/cpu99/stats", "per_cpu/cpu01/stats",
 	"nonexistent", "per_cpu", ".",
@@ -324,6 +326,16 @@ static const char *const bad_trigger[] = {
 	"ketw-sample:2 text=1", "ketw-sample:1 action=wake post=1", NULL,
 };
 
+/* Pid 1 (the guest's init) is there; 4194303 (PID_MAX_LIMIT - 1) is not. */
+static const char *const good_pids[] = {
+	"1", "1 inherit", "inherit 1", "1,1", "none", "none\n", "\t1 ",
+	"1 inherit inherit", NULL,
+};
+static const char *const bad_pids[] = {
+	"0", "-1", "x", "inherit", "none 1", "1 none", "4194303",
+	"2147483648", "1-2", "1 2x", "+", "1 inheritx", NULL,
+};
+
 static const struct spec specs[] = {
 	{ "enable", good_enable, bad_enable },
 	{ "buffer_size_kb", good_bsk, bad_bsk },
@@ -336,6 +348,7 @@ static const struct spec specs[] = {
 	{ "trigger", good_trigger, bad_trigger },
 	{ "items", good_items, bad_items },
 	{ "bridge_items", good_items, bad_items },
+	{ "pids", good_pids, bad_pids },
 };
 
 static const char *const nums[] = {
@@ -660,6 +673,24 @@ static int items_ok(const char *s)
 	}
 }
 
+/*
+ * pids: one line, "none", or pids between single blanks then maybe
+ * "inherit" (a filter whose processes all ended: empty, or "inherit").
+ */
+static int pids_ok(const char *s)
+{
+	if (!strcmp(s, "none\n"))
+		return 1;
+	while (*s >= '1' && *s <= '9') {
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (*s != ' ')
+			return !strcmp(s, "\n");
+		s++;
+	}
+	return !strcmp(s, "\n") || !strcmp(s, "inherit\n");
+}
+
 /* What a whole control file must read. */
 static int ctl_content_ok(const char *base, const char *s)
 {
@@ -679,6 +710,8 @@ static int ctl_content_ok(const char *base, const char *s)
 		return is_uint(s, 1, 65464);
 	if (!strcmp(base, "items") || !strcmp(base, "bridge_items"))
 		return items_ok(s);
+	if (!strcmp(base, "pids"))
+		return pids_ok(s);
 	return 1;
 }
 

@@ -106,6 +106,8 @@ int cli_getopt_long(int argc, char **argv, const char *optstring,
 #define CLI_OPT_POST		0x108
 #define CLI_OPT_ACTION		0x109
 #define CLI_OPT_INTERVAL	0x10a
+#define CLI_OPT_PID		0x10b
+#define CLI_OPT_INHERIT		0x10c
 
 /*
  * The command line of a command that takes "-s NAME" and nothing else:
@@ -298,6 +300,8 @@ void cli_json_escaped(FILE *f, const unsigned char *p, size_t max,
 	{ "items", required_argument, NULL, CLI_OPT_ITEMS }, \
 	{ "provider", required_argument, NULL, 'p' }, \
 	{ "filter-out", required_argument, NULL, 'x' }, \
+	{ "pid", required_argument, NULL, CLI_OPT_PID }, \
+	{ "inherit", no_argument, NULL, CLI_OPT_INHERIT }, \
 	CLI_TRIGGER_LONGOPTS
 /* ---- enable.c: the -p and -x options of start, enable and disable ---- */
 
@@ -393,6 +397,11 @@ struct cli_start {
 	uint32_t ext_items;		/* --items: the session's default */
 	uint64_t buffer_kb, max_data, any, all, watermark;
 	struct ketw_session_attr attr;	/* as created (cli_start_session) */
+	int32_t pids[KETW_PIDS_MAX];	/* --pid */
+	unsigned int nr_pids;
+	uint32_t pid_flags;		/* --inherit: KETW_PIDS_INHERIT */
+	bool shaped;			/* an option that shapes a new session */
+	bool may_resume;		/* start: resume a stopped session */
 };
 
 void cli_start_init(struct cli_start *s, const char *cmd);
@@ -405,10 +414,21 @@ int cli_start_option(struct cli_start *s, int c, const char *arg);
 /* After the options: 0, or 2 after a usage error. */
 int cli_start_check(struct cli_start *s);
 /*
- * Create the session, enable its providers, start it and print what
- * runs. Nothing is left behind on failure. 0, 1 or 2 after a message.
+ * Create the session, enable its providers, set its process filter
+ * (--pid), start it and print what runs. Nothing is left behind on
+ * failure. With @s->may_resume, a stopped session of that name is
+ * started again instead (its buffers keep their records). 0, 1 or 2
+ * after a message.
  */
 int cli_start_session(struct cli_start *s, int fd);
+/*
+ * The process filter of session @name as text ("101 102, inherit",
+ * "all"), and the children it could not take from @ss if any; false if
+ * the kernel cannot say (a module without process filters).
+ */
+bool cli_pids_describe(int fd, const char *name,
+		       const struct ketw_session_status *ss, char *buf,
+		       size_t len);
 
 /*
  * ketw record --trigger (trigger.c): a LOOP session as a flight

@@ -227,6 +227,8 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 	struct ketw_sys_error error;
 	struct ketw_sys_module mod;
 	struct ketw_sys_trigger trig;
+	uint32_t w;
+	size_t i;
 
 	switch (h->event_id) {
 	case KETW_SYS_MODULE:
@@ -291,6 +293,16 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 		memcpy(data, &trig, sizeof(trig));
 		break;
 	default:
+		/* A process filter's FILTER: __u32s only. */
+		if (h->event_id == KETW_SYS_FILTER &&
+		    h->version == KETW_SYS_FILTER_PIDS) {
+			for (i = 0; i + 4 <= len; i += 4) {
+				memcpy(&w, data + i, 4);
+				w = bswap_32(w);
+				memcpy(data + i, &w, 4);
+			}
+			break;
+		}
 		ketw_swap_sys_provider_payload(h->event_id, data, len);
 		break;
 	}

@@ -121,6 +121,24 @@ int ketw_session_flush(int fd, const char *name);
 int ketw_trigger_add(int fd, struct ketw_trigger *t);
 /* Remove trigger @id of session @name, or all of them for 0. */
 int ketw_trigger_del(int fd, const char *name, uint32_t id);
+/*
+ * Set session @name's process filter (KETW_IOC_SET_PIDS): it then takes
+ * only the events of the @count processes @pids (ids in the caller's pid
+ * namespace), and with KETW_PIDS_INHERIT of the children they fork from
+ * now on; @count 0 (and @flags 0) traces every process again. -ESRCH for
+ * a pid that is no live process; -ENOTTY from a module without process
+ * filters.
+ */
+int ketw_session_set_pids(int fd, const char *name, const int32_t *pids,
+			  uint32_t count, uint32_t flags);
+/*
+ * Read it (KETW_IOC_GET_PIDS): *@count is the number of processes it
+ * holds that the caller's pid namespace sees, the first min(*@count,
+ * @capacity) of them in @pids, smallest first; *@flags has
+ * KETW_PIDS_ACTIVE while there is a filter, and KETW_PIDS_INHERIT.
+ */
+int ketw_session_get_pids(int fd, const char *name, int32_t *pids,
+			  uint32_t capacity, uint32_t *count, uint32_t *flags);
 
 /* ---- providers and filters ----------------------------------------- */
 

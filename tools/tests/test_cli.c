@@ -289,8 +289,10 @@ TEST(cli_session_flow)
 	CHECK_CONTAINS(o, "session t1: running (policy until-full, 64 KiB x 2 cpus, clock mono, max data 4096, level INFO, match_any 0x3, match_all 0x0, watermark 50%, no rundown)\n");
 	free(o);
 	free(e);
-	run_expect(fake_env, ARGS("start", "-s", "t1"), 1,
+	run_expect(fake_env, ARGS("start", "-s", "t1", "-b", "64"), 1,
 		   "session 't1' already exists (remove it with 'ketw reset -s t1'");
+	run_expect(fake_env, ARGS("start", "-s", "t1"), 1,
+		   "session 't1' is already running");
 
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "t1"), &o, &e), 0);
 	CHECK_CONTAINS(o, "session:  t1 (running)");
@@ -346,6 +348,26 @@ TEST(cli_session_flow)
 	CHECK_CONTAINS(o, "(suspended when extracted)");
 	free(o);
 	free(e);
+
+	/* Stopped: 'start -s' alone starts it again; a new shape is refused. */
+	run_expect(fake_env, ARGS("start", "-s", "t1", "-P", "loop"), 1,
+		   "session 't1' exists (stopped): 'ketw start -s t1' alone starts it again");
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("start", "-s", "t1"), &o, &e),
+		  0);
+	CHECK_CONTAINS(o, "session t1: running again (it was stopped; its buffers keep the records they held");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "t1"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session:  t1 (running)");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("start", "-s", "t1", "--inherit"), 2,
+		   "--inherit needs the processes given with --pid");
+	run_expect(fake_env, ARGS("start", "-s", "t1", "--pid", "1,x"), 2,
+		   "--pid: '1,x' is not a list of process ids");
+	run_expect(fake_env, ARGS("start", "-s", "t1", "--pid", "0"), 2,
+		   "--pid: '0' is not a list of process ids");
+	run_expect(fake_env, ARGS("stop", "-s", "t1"), 0, NULL);
 
 	run_expect(fake_env, ARGS("reset", "-s", "t1"), 0, NULL);
 	run_expect(fake_env, ARGS("reset", "-s", "t1"), 1,
