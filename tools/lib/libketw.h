@@ -475,6 +475,14 @@ void ketw_output_info_from_attr(struct ketw_output_info *info,
 int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		       struct ketw_output **out);
 
+/*
+ * The same on @fd, open for writing where the file is to start. The
+ * writer owns @fd from the call on: ketw_output_close() closes it, and
+ * so does a failure here.
+ */
+int ketw_output_create_fd(int fd, const struct ketw_output_info *info,
+			  struct ketw_output **out);
+
 /* Bytes of records gathered per CPU before they go out as a section. */
 #define KETW_OUTPUT_CPU_BUFFER	(256 * 1024)
 

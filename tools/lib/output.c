@@ -116,27 +116,35 @@ static void ketw_output_fill_header(struct ketw_file_header *h,
 		     info->machine : u.machine, sizeof(h->machine));
 }
 
-int ketw_output_create(const char *path, const struct ketw_output_info *info,
-		       struct ketw_output **outp)
+/* The writer on @path, or on @fd (which it then owns) when @path is NULL. */
+static int ketw_output_open(const char *path, int fd,
+			    const struct ketw_output_info *info,
+			    struct ketw_output **outp)
 {
 	struct ketw_file_header h;
 	struct ketw_output *out;
 	int err;
 
 	if (info->nr_cpus == 0 || info->nr_cpus > KETW_FILE_MAX_CPUS)
-		return -EINVAL;
-	out = calloc(1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	out->nr_cpus = info->nr_cpus;
-	out->cpus = calloc(info->nr_cpus, sizeof(*out->cpus));
-	if (!out->cpus) {
+		err = -EINVAL;
+	else if (!(out = calloc(1, sizeof(*out))))
+		err = -ENOMEM;
+	else if (!(out->cpus = calloc(info->nr_cpus, sizeof(*out->cpus)))) {
 		free(out);
-		return -ENOMEM;
+		err = -ENOMEM;
+	} else
+		err = 0;
+	if (err) {
+		if (!path)
+			close(fd);
+		return err;
 	}
-	out->f = fopen(path, "wbe");
+	out->nr_cpus = info->nr_cpus;
+	out->f = path ? fopen(path, "wbe") : fdopen(fd, "wb");
 	if (!out->f) {
 		err = -errno;
+		if (!path)
+			close(fd);
 		free(out->cpus);
 		free(out);
 		return err;
@@ -153,6 +161,18 @@ int ketw_output_create(const char *path, const struct ketw_output_info *info,
 	}
 	*outp = out;
 	return 0;
+}
+
+int ketw_output_create(const char *path, const struct ketw_output_info *info,
+		       struct ketw_output **out)
+{
+	return ketw_output_open(path, -1, info, out);
+}
+
+int ketw_output_create_fd(int fd, const struct ketw_output_info *info,
+			  struct ketw_output **out)
+{
+	return ketw_output_open(NULL, fd, info, out);
 }
 
 static void ketw_output_free(struct ketw_output *out)

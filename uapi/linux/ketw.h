@@ -1344,4 +1344,17 @@ struct ketw_meta_page {
 #define KETW_IOC_TRIGGER_ADD	_IOWR(KETW_IOC_MAGIC, 20, struct ketw_trigger)
 #define KETW_IOC_TRIGGER_DEL	_IOW(KETW_IOC_MAGIC, 21, struct ketw_trigger)
 
+#define KETW_PIDS_MAX	1024	/* processes a filter holds, inherited children included */
+#define KETW_PIDS_INHERIT	(1U << 0)	/* also trace children forked after the set */
+struct ketw_pid_filter {
+	char  session[KETW_NAME_MAX];
+	__u32 size;	/* sizeof(struct ketw_pid_filter) as the caller knows it (extensible) */
+	__u32 flags;	/* KETW_PIDS_INHERIT */
+	__u32 count;	/* SET: pids given, 0 = trace every process again; GET: pids held now */
+	__u32 capacity;	/* GET: room at @pids (0: only learn @count); SET: ignored */
+	__u64 pids;	/* user pointer to __s32[], process ids in the CALLER's pid namespace */
+};
+#define KETW_IOC_SET_PIDS	_IOW(KETW_IOC_MAGIC, 22, struct ketw_pid_filter)
+#define KETW_IOC_GET_PIDS	_IOWR(KETW_IOC_MAGIC, 23, struct ketw_pid_filter)
+
 #endif /* _UAPI_LINUX_KETW_H */
