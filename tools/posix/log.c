@@ -196,10 +196,14 @@ static int kp_log_system(struct kp_stream *s, uint32_t id, const void *data,
 		h->timestamp = s->log->last_ts;
 	memcpy(buf + KETW_EVENT_HEADER_SIZE, data, len);
 	if (s->log->policy == POSIX_TRACE_UNTIL_FULL && s->log->full) {
-		/* The room kept for the end takes it. */
-		int err = ketw_output_add_record(s->log->out, 0, buf,
-						 KETW_RECORD_SPAN(h->size));
+		int err;
 
+		/* Full: nothing after its last event, the STOP. */
+		if (id != KETW_SYS_STOP)
+			return 0;
+		/* The room kept for the end takes it. */
+		err = ketw_output_add_record(s->log->out, 0, buf,
+					     KETW_RECORD_SPAN(h->size));
 		s->log->pending += KETW_RECORD_SPAN(h->size);
 		return kp_log_errno(err);
 	}
