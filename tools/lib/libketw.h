@@ -512,6 +512,14 @@ int ketw_output_create_ref(const char *path,
 int ketw_clock_ref_now(unsigned int clock, uint64_t *clock_ref,
 		       uint64_t *realtime_ref);
 
+/*
+ * The same on @fd, open for writing where the file is to start. The
+ * writer owns @fd from the call on: ketw_output_close() closes it, and
+ * so does a failure here.
+ */
+int ketw_output_create_fd(int fd, const struct ketw_output_info *info,
+			  struct ketw_output **out);
+
 /* Bytes of records gathered per CPU before they go out as a section. */
 #define KETW_OUTPUT_CPU_BUFFER	(256 * 1024)
 

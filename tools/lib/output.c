@@ -163,40 +163,39 @@ static void ketw_output_fill_header(struct ketw_file_header *h,
 	h->realtime_ref = realtime_ref;
 }
 
-int ketw_output_create(const char *path, const struct ketw_output_info *info,
-		       struct ketw_output **outp)
-{
-	uint64_t clock_ref, realtime_ref;
-
-	if (ketw_clock_ref_now(info->clock, &clock_ref, &realtime_ref))
-		clock_ref = realtime_ref = 0;
-	return ketw_output_create_ref(path, info, clock_ref, realtime_ref,
-				      outp);
-}
-
-int ketw_output_create_ref(const char *path,
-			   const struct ketw_output_info *info,
-			   uint64_t clock_ref, uint64_t realtime_ref,
-			   struct ketw_output **outp)
+/*
+ * The writer on @path, or on @fd (which it then owns) when @path is NULL,
+ * with the header's clock reference @clock_ref, @realtime_ref.
+ */
+static int ketw_output_open_ref(const char *path, int fd,
+				const struct ketw_output_info *info,
+				uint64_t clock_ref, uint64_t realtime_ref,
+				struct ketw_output **outp)
 {
 	struct ketw_file_header h;
 	struct ketw_output *out;
 	int err;
 
 	if (info->nr_cpus == 0 || info->nr_cpus > KETW_FILE_MAX_CPUS)
-		return -EINVAL;
-	out = calloc(1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	out->nr_cpus = info->nr_cpus;
-	out->cpus = calloc(info->nr_cpus, sizeof(*out->cpus));
-	if (!out->cpus) {
+		err = -EINVAL;
+	else if (!(out = calloc(1, sizeof(*out))))
+		err = -ENOMEM;
+	else if (!(out->cpus = calloc(info->nr_cpus, sizeof(*out->cpus)))) {
 		free(out);
-		return -ENOMEM;
+		err = -ENOMEM;
+	} else
+		err = 0;
+	if (err) {
+		if (!path)
+			close(fd);
+		return err;
 	}
-	out->f = fopen(path, "wbe");
+	out->nr_cpus = info->nr_cpus;
+	out->f = path ? fopen(path, "wbe") : fdopen(fd, "wb");
 	if (!out->f) {
 		err = -errno;
+		if (!path)
+			close(fd);
 		free(out->cpus);
 		free(out);
 		return err;
@@ -213,6 +212,40 @@ int ketw_output_create_ref(const char *path,
 	}
 	*outp = out;
 	return 0;
+}
+
+/* The same with the clock reference read now. */
+static int ketw_output_open(const char *path, int fd,
+			    const struct ketw_output_info *info,
+			    struct ketw_output **outp)
+{
+	uint64_t clock_ref, realtime_ref;
+
+	if (ketw_clock_ref_now(info->clock, &clock_ref, &realtime_ref))
+		clock_ref = realtime_ref = 0;
+	return ketw_output_open_ref(path, fd, info, clock_ref, realtime_ref,
+				    outp);
+}
+
+int ketw_output_create_ref(const char *path,
+			   const struct ketw_output_info *info,
+			   uint64_t clock_ref, uint64_t realtime_ref,
+			   struct ketw_output **outp)
+{
+	return ketw_output_open_ref(path, -1, info, clock_ref, realtime_ref,
+				    outp);
+}
+
+int ketw_output_create(const char *path, const struct ketw_output_info *info,
+		       struct ketw_output **out)
+{
+	return ketw_output_open(path, -1, info, out);
+}
+
+int ketw_output_create_fd(int fd, const struct ketw_output_info *info,
+			  struct ketw_output **out)
+{
+	return ketw_output_open(NULL, fd, info, out);
 }
 
 static void ketw_output_free(struct ketw_output *out)
