@@ -42,7 +42,7 @@ export VM_TIMEOUT TEST_TIMEOUT VM_ACCEL VM_CPU VM_SMP VM_MEM \
 DEPS_SCRIPT ?= $(TOP)/scripts/deps.sh
 DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 
-.PHONY: all module tools selftests unit initramfs check vm-check demo \
+.PHONY: all module tools selftests unit viewers-test initramfs check vm-check demo \
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
 	bench-tools fuzz fuzz-kernel vm-fuzz-kernel
@@ -57,11 +57,14 @@ help:
 	@echo '  tools         build tools/ketw/ketw (make -C tools)'
 	@echo '  selftests     build selftests/ketw/*.c into build/selftests/ketw/'
 	@echo '  unit          host unit tests (make -C tools test)'
+	@echo '  viewers-test  host tests of the viewers: babeltrace2 (plugin, CTF, merge,'
+	@echo '                python3-bt2), ketw convert --to chrome, ketw plot in headless'
+	@echo '                Chromium, all against ketw report (Documentation/ketw-viewers.rst)'
 	@echo '  native-test   module/ring.c built natively: nesting explorer, stress under'
 	@echo '                ThreadSanitizer and UBSan (tools/native/README.md)'
 	@echo '  native-bench  ns/event of ketw_ring_write() natively, against reference rings'
 	@echo '  scripts-test  host tests of the harness (scripts/tests/)'
-	@echo '  check         deps + all + unit + scripts-test + fuzz-check + the selftests'
+	@echo '  check         deps + all + unit + viewers-test + scripts-test + fuzz-check + the selftests'
 	@echo '                in a QEMU guest, on Debian'"'"'s kernel and on a KASAN+lockdep one'
 	@echo '  check-kcsan   check, then the selftests on a KCSAN kernel'
 	@echo '  vm-check-kasan, vm-check-kcsan   only that guest run (builds the debug'
@@ -132,6 +135,16 @@ tools:
 unit:
 	$(MAKE) -C tools test
 
+# The viewers (Documentation/ketw-viewers.rst) on ketw's files, against
+# ketw report: babeltrace2 through the plugin, CTF and back, merging,
+# python3-bt2; ketw convert --to chrome; ketw plot in headless Chromium.
+# Its last line: "N passed, M failed".
+viewers-test: tools
+	$(MAKE) -C tools gen-traces
+	/usr/bin/python3 $(TOP)/tools/tests/viewers/viewers_test.py \
+		--ketw $(TOOL) --plugin-dir $(TOP)/tools/babeltrace2 \
+		--gen $(TOP)/tools/tests/gen/ketw-gen-traces
+
 # Host tests of the harness itself (scripts/tests/*-test.sh).
 scripts-test:
 	@for t in $(TOP)/scripts/tests/*-test.sh; do \
@@ -151,6 +164,7 @@ check: deps
 	$(MAKE) kver
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) viewers-test
 	$(MAKE) native-test
 	$(MAKE) scripts-test
 	$(MAKE) install-check

@@ -53,6 +53,10 @@ static_assert(offsetofend(struct ketw_session_status, overwritten) ==
 	      KETW_SESSION_STATUS_SIZE_VER0);
 static_assert(offsetofend(struct ketw_session_status, reserved2) ==
 	      KETW_SESSION_STATUS_SIZE_VER1);
+static_assert(offsetofend(struct ketw_session_status, pids_dropped) ==
+	      KETW_SESSION_STATUS_SIZE_VER2);
+static_assert(offsetofend(struct ketw_pid_filter, pids) ==
+	      KETW_PID_FILTER_SIZE_VER0);
 static_assert(offsetofend(struct ketw_trigger, value) ==
 	      KETW_TRIGGER_SIZE_VER0);
 static_assert(offsetofend(struct ketw_snapshot, dropped) ==
@@ -207,16 +211,17 @@ static int ketw_release(struct inode *inode, struct file *file)
 }
 
 /*
- * Copy an extensible struct whose first field is its __u32 size. Sizes
- * below @min are EINVAL, above a page E2BIG, and a longer struct's unknown
- * tail must be zero (E2BIG otherwise).
+ * Copy an extensible struct whose __u32 size is at @size_off (first,
+ * but in struct ketw_pid_filter; @min leaves room for it). Sizes below
+ * @min are EINVAL, above a page E2BIG, and a longer struct's unknown tail
+ * must be zero (E2BIG otherwise).
  */
 static int ketw_copy_sized(void *dst, size_t ksize, size_t min,
-			   const void __user *src, u32 *usize)
+			   const void __user *src, size_t size_off, u32 *usize)
 {
 	int err;
 
-	if (get_user(*usize, (const u32 __user *)src))
+	if (get_user(*usize, (const u32 __user *)(src + size_off)))
 		return -EFAULT;
 	if (*usize < min)
 		return -EINVAL;
@@ -231,9 +236,9 @@ static int ketw_copy_sized(void *dst, size_t ksize, size_t min,
  * and the caller gets as much as it knows of.
  */
 static int ketw_copy_sized_out(void __user *dst, void *src, size_t ksize,
-			       u32 usize)
+			       size_t size_off, u32 usize)
 {
-	*(u32 *)src = ksize;
+	*(u32 *)(src + size_off) = ksize;
 	if (copy_to_user(dst, src, min_t(size_t, usize, ksize)))
 		return -EFAULT;
 	return 0;
@@ -260,6 +265,7 @@ union ketw_ioctl_arg {
 	struct ketw_user_event user_event;
 	struct ketw_user_conflict user_conflict;
 	struct ketw_trigger trigger;
+	struct ketw_pid_filter pids;
 };
 
 /* struct ketw_ioctl_desc flags. */
@@ -274,6 +280,7 @@ union ketw_ioctl_arg {
  *            size accepted; 0 for a fixed one, copied whole.
  * @flags:    KETW_IOCF_*.
  * @name_off: with KETW_IOCF_SESSION: where the session's name is.
+ * @size_off: for an extensible struct, where its __u32 size is.
  * @check:    optional: refuses a bad request before the session is looked
  *            up, so that it fails alike whether the session exists or not.
  * @fn:       acts on the request; @s is the named session, or NULL.
@@ -283,6 +290,7 @@ struct ketw_ioctl_desc {
 	unsigned int ver0;
 	unsigned int flags;
 	unsigned int name_off;
+	unsigned int size_off;
 	int (*check)(unsigned int cmd, union ketw_ioctl_arg *a);
 	long (*fn)(struct ketw_file *kf, struct ketw_session *s,
 		   unsigned int cmd, union ketw_ioctl_arg *a);
@@ -580,6 +588,53 @@ static long ketw_ioctl_rundown(struct ketw_file *kf, struct ketw_session *s,
 	return ketw_session_rundown(s);
 }
 
+static int ketw_check_pids(unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	return cmd == KETW_IOC_SET_PIDS ?
+	       ketw_pids_check(a->pids.count, a->pids.flags) : 0;
+}
+
+/* SET_PIDS: the pids are copied in whole, at most KETW_PIDS_MAX of them. */
+static long ketw_ioctl_set_pids(struct ketw_file *kf, struct ketw_session *s,
+				unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	const struct ketw_pid_filter *pf = &a->pids;
+	s32 *pids = NULL;
+	long err;
+
+	if (pf->count) {
+		pids = memdup_user(u64_to_user_ptr(pf->pids),
+				   array_size(pf->count, sizeof(*pids)));
+		if (IS_ERR(pids))
+			return PTR_ERR(pids);
+	}
+	err = ketw_session_set_pids(s, pids, pf->count, pf->flags);
+	kfree(pids);
+	return err;
+}
+
+/* GET_PIDS: as many as @capacity holds; @count says how many there are. */
+static long ketw_ioctl_get_pids(struct ketw_file *kf, struct ketw_session *s,
+				unsigned int cmd, union ketw_ioctl_arg *a)
+{
+	struct ketw_pid_filter *pf = &a->pids;
+	u32 *ids, n, flags;
+	long err;
+
+	ids = kmalloc_array(KETW_PIDS_MAX, sizeof(*ids), GFP_KERNEL);
+	if (!ids)
+		return -ENOMEM;
+	err = ketw_session_get_pids(s, ids, &n, &flags);
+	if (!err && copy_to_user(u64_to_user_ptr(pf->pids), ids,
+				 array_size(min(n, pf->capacity),
+					    sizeof(*ids))))
+		err = -EFAULT;
+	kfree(ids);
+	pf->count = n;
+	pf->flags = flags;
+	return err;
+}
+
 #define KETW_IOCTL(c, v, f, nm, chk, handler)				\
 	[_IOC_NR(c)] = { .cmd = (c), .ver0 = (v), .flags = (f),		\
 			 .name_off = (nm), .check = (chk), .fn = (handler) }
@@ -587,6 +642,15 @@ static long ketw_ioctl_rundown(struct ketw_file *kf, struct ketw_session *s,
 #define KETW_IOCTL_S(c, v, f, type, member, chk, handler)		\
 	KETW_IOCTL(c, v, (f) | KETW_IOCF_SESSION,			\
 		   offsetof(union ketw_ioctl_arg, type.member), chk, handler)
+/* The same, the struct's size not first. */
+#define KETW_IOCTL_SO(c, v, f, type, member, chk, handler)		\
+	[_IOC_NR(c)] = { .cmd = (c), .ver0 = (v),			\
+			 .flags = (f) | KETW_IOCF_SESSION,		\
+			 .name_off = offsetof(union ketw_ioctl_arg,	\
+					      type.member),		\
+			 .size_off = offsetof(union ketw_ioctl_arg,	\
+					      type.size),		\
+			 .check = (chk), .fn = (handler) }
 
 static const struct ketw_ioctl_desc ketw_ioctls[] = {
 	KETW_IOCTL(KETW_IOC_CREATE, KETW_SESSION_ATTR_SIZE_VER0, KETW_IOCF_OUT,
@@ -632,6 +696,11 @@ static const struct ketw_ioctl_desc ketw_ioctls[] = {
 		     ketw_ioctl_trigger),
 	KETW_IOCTL_S(KETW_IOC_TRIGGER_DEL, KETW_TRIGGER_SIZE_VER0, 0, trigger,
 		     session, ketw_check_trigger, ketw_ioctl_trigger),
+	KETW_IOCTL_SO(KETW_IOC_SET_PIDS, KETW_PID_FILTER_SIZE_VER0, 0, pids,
+		      session, ketw_check_pids, ketw_ioctl_set_pids),
+	KETW_IOCTL_SO(KETW_IOC_GET_PIDS, KETW_PID_FILTER_SIZE_VER0,
+		      KETW_IOCF_OUT, pids, session, ketw_check_pids,
+		      ketw_ioctl_get_pids),
 };
 
 static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -656,7 +725,8 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (kf->user_only && !(d->flags & KETW_IOCF_USER))
 		return -ENOTTY;
 	if (d->ver0) {
-		err = ketw_copy_sized(&a, ksize, d->ver0, uarg, &usize);
+		err = ketw_copy_sized(&a, ksize, d->ver0, uarg, d->size_off,
+				      &usize);
 		if (err)
 			return err;
 	} else if (copy_from_user(&a, uarg, ksize)) {
@@ -676,7 +746,7 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (s)
 		ketw_session_put(s);
 	if (!err && (d->flags & KETW_IOCF_OUT))
-		err = ketw_copy_sized_out(uarg, &a, ksize, usize);
+		err = ketw_copy_sized_out(uarg, &a, ksize, d->size_off, usize);
 	return err;
 }
 

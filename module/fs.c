@@ -48,6 +48,7 @@ struct ketwfs_entry {
 };
 
 static const struct ketwfs_entry ketwfs_root_entries[] = {
+	{ "bridge_items",	KFS_BRIDGE_ITEMS,	S_IFREG | 0600 },
 	{ "buffer_used_kb",	KFS_BUFFER_USED,	S_IFREG | 0400 },
 	{ "error_log",		KFS_ERROR_LOG,		S_IFREG | 0600 },
 	{ "header_format",	KFS_HEADER_FORMAT,	S_IFREG | 0400 },
@@ -62,8 +63,10 @@ static const struct ketwfs_entry ketwfs_session_entries[] = {
 	{ "clock",		KFS_CLOCK,		S_IFREG | 0600 },
 	{ "enable",		KFS_ENABLE,		S_IFREG | 0600 },
 	{ "event_set",		KFS_EVENT_SET,		S_IFREG | 0600 },
+	{ "items",		KFS_ITEMS,		S_IFREG | 0600 },
 	{ "max_data_size",	KFS_MAX_DATA_SIZE,	S_IFREG | 0600 },
 	{ "per_cpu",		KFS_PER_CPU,		S_IFDIR | 0500 },
+	{ "pids",		KFS_PIDS,		S_IFREG | 0600 },
 	{ "policy",		KFS_POLICY,		S_IFREG | 0600 },
 	{ "providers",		KFS_SESSION_PROVIDERS,	S_IFREG | 0600 },
 	{ "rundown",		KFS_RUNDOWN,		S_IFREG | 0600 },
@@ -636,12 +639,15 @@ static const struct file_operations *ketwfs_fops_of(u8 kind)
 	case KFS_POLICY:
 	case KFS_MAX_DATA_SIZE:
 	case KFS_CLOCK:
+	case KFS_ITEMS:
 	case KFS_RUNDOWN:
 	case KFS_SESSION_PROVIDERS:
 	case KFS_EVENT_SET:
 	case KFS_TRIGGER:
+	case KFS_PIDS:
 	case KFS_MAX_BUFFER:
 	case KFS_ERROR_LOG:
+	case KFS_BRIDGE_ITEMS:
 		return &ketwfs_ctl_fops;
 	case KFS_TRACE:
 		return &ketwfs_trace_fops;

@@ -18,6 +18,7 @@ enum ketwfs_kind {
 	KFS_BUFFER_USED,	/* buffer_used_kb */
 	KFS_MAX_BUFFER,		/* max_buffer_kb */
 	KFS_ERROR_LOG,
+	KFS_BRIDGE_ITEMS,	/* bridge_items */
 	KFS_SESSIONS,		/* sessions/ */
 	KFS_SESSION,		/* sessions/NAME/ */
 	KFS_ENABLE,
@@ -25,10 +26,12 @@ enum ketwfs_kind {
 	KFS_POLICY,
 	KFS_MAX_DATA_SIZE,
 	KFS_CLOCK,
+	KFS_ITEMS,		/* sessions/NAME/items */
 	KFS_RUNDOWN,
 	KFS_SESSION_PROVIDERS,
 	KFS_EVENT_SET,
 	KFS_TRIGGER,
+	KFS_PIDS,
 	KFS_STATUS,
 	KFS_STATS,
 	KFS_BUFFER_TOTAL,	/* buffer_total_size_kb */

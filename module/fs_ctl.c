@@ -97,6 +97,34 @@ static int ketwfs_show_entry_ids(const struct ketw_session_enable *se,
 	return 0;
 }
 
+/*
+ * pids: "none" without a filter, else its processes as the reader's pid
+ * namespace sees them, then "inherit" if it has KETW_PIDS_INHERIT.
+ */
+static int ketwfs_show_pids(struct seq_file *m, struct ketw_session *s)
+{
+	u32 *ids, n, flags, i;
+	int err;
+
+	ids = kmalloc_array(KETW_PIDS_MAX, sizeof(*ids), GFP_KERNEL);
+	if (!ids)
+		return -ENOMEM;
+	err = ketw_session_get_pids(s, ids, &n, &flags);
+	if (err) {
+		kfree(ids);
+		return err == -ENOENT ? -ENODEV : err;
+	}
+	if (!(flags & KETW_PIDS_ACTIVE))
+		seq_puts(m, "none");
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%s%u", i ? " " : "", ids[i]);
+	if (flags & KETW_PIDS_INHERIT)
+		seq_printf(m, "%sinherit", n ? " " : "");
+	seq_putc(m, '\n');
+	kfree(ids);
+	return 0;
+}
+
 static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 {
 	struct ketw_session_status st = {};
@@ -132,6 +160,10 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 	case KFS_RUNDOWN:
 		seq_printf(m, "%d\n", !(a.flags & KETW_SESSION_NO_RUNDOWN));
 		break;
+	case KFS_ITEMS:
+		ketw_ext_items_list(m, a.ext_items);
+		seq_putc(m, '\n');
+		break;
 	case KFS_SESSION_PROVIDERS:
 		if (!s->explicit) {
 			seq_puts(m, "*");
@@ -150,6 +182,9 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 	mutex_unlock(&ketw_mutex);
 
 	switch (ki->kind) {
+	case KFS_PIDS:
+		err = ketwfs_show_pids(m, s);
+		break;
 	case KFS_STATUS:
 		/* Resets the overrun status and flush error, as POSIX says. */
 		err = ketw_session_status(s, &st);
@@ -174,6 +209,8 @@ static int ketwfs_show_session(struct seq_file *m, struct ketwfs_inode *ki)
 		seq_printf(m, "triggers_fired: %u\n", st.triggers_fired);
 		seq_printf(m, "snapshots_ready: %u\n", st.snapshots_ready);
 		seq_printf(m, "wakeups: %u\n", st.wakeups);
+		seq_printf(m, "pids: %u\n", st.pids);
+		seq_printf(m, "pids_dropped: %u\n", st.pids_dropped);
 		break;
 	case KFS_STATS:
 	case KFS_CPU_STATS:
@@ -318,6 +355,10 @@ static int ketwfs_show(struct seq_file *m, void *v)
 		return 0;
 	case KFS_ERROR_LOG:
 		ketw_errlog_show(m);
+		return 0;
+	case KFS_BRIDGE_ITEMS:
+		ketw_ext_items_list(m, ketw_bridge_items_get());
+		seq_putc(m, '\n');
 		return 0;
 	case KFS_PROVIDER_GUID:
 	case KFS_EVENT_ID:
@@ -704,6 +745,50 @@ static int ketwfs_write_trigger(struct ketwfs_inode *ki, char *line)
 	return err;
 }
 
+/*
+ * pids: "PID PID ... [inherit]" (blanks or commas between) sets the
+ * session's process filter, in the writer's pid namespace; "none" or
+ * an empty line clears it.
+ */
+static int ketwfs_write_pids(struct ketwfs_inode *ki, char *line)
+{
+	u32 count = 0, flags = 0;
+	struct ketw_session *s;
+	char *p = line, *tok;
+	bool none = false;
+	s32 *pids;
+	int err = 0;
+
+	pids = kmalloc_array(KETW_PIDS_MAX, sizeof(*pids), GFP_KERNEL);
+	if (!pids)
+		return -ENOMEM;
+	while (!err && (tok = ketwfs_token(&p, " \t,"))) {
+		if (!strcmp(tok, "inherit"))
+			flags |= KETW_PIDS_INHERIT;
+		else if (!strcmp(tok, "none"))
+			none = true;
+		else if (count == KETW_PIDS_MAX ||
+			 kstrtos32(tok, 10, &pids[count++]))
+			err = -EINVAL;
+	}
+	/* "none" alone: nothing else goes with it. */
+	if (!err && none && (count || flags))
+		err = -EINVAL;
+	if (!err) {
+		s = ketwfs_session(ki);
+		if (IS_ERR(s)) {
+			err = PTR_ERR(s);
+		} else {
+			err = ketw_session_set_pids(s, pids, count, flags);
+			ketw_session_put(s);
+			if (err == -ENOENT)
+				err = -ENODEV;
+		}
+	}
+	kfree(pids);
+	return err;
+}
+
 /* A 0 or 1. */
 static int ketwfs_parse_bool(const char *s, bool *v)
 {
@@ -741,7 +826,7 @@ static int ketwfs_write_enable(struct ketwfs_inode *ki, const char *val)
 	return err;
 }
 
-/* buffer_size_kb, policy, max_data_size, clock, rundown. */
+/* buffer_size_kb, policy, max_data_size, clock, items, rundown. */
 static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 			     const char *file)
 {
@@ -772,6 +857,10 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 			return -EINVAL;
 		v = i;
 		break;
+	case KFS_ITEMS:
+		if (ketw_ext_items_parse(val, &v))
+			return -EINVAL;
+		break;
 	case KFS_RUNDOWN:
 		err = ketwfs_parse_bool(val, &rundown);
 		if (err)
@@ -801,6 +890,9 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 	case KFS_CLOCK:
 		a.clock = v;
 		break;
+	case KFS_ITEMS:
+		a.ext_items = v;
+		break;
 	case KFS_RUNDOWN:
 		if (rundown)
 			a.flags &= ~KETW_SESSION_NO_RUNDOWN;
@@ -813,6 +905,16 @@ static int ketwfs_write_attr(struct ketwfs_inode *ki, const char *val,
 		ketwfs_log_memory(ki->session, file, a.memory, err);
 	ketw_session_put(s);
 	return err;
+}
+
+/* bridge_items: the item words, or "none". */
+static int ketwfs_write_bridge_items(const char *val)
+{
+	u32 mask;
+
+	if (ketw_ext_items_parse(val, &mask))
+		return -EINVAL;
+	return ketw_bridge_items_set(mask);
 }
 
 /*
@@ -865,6 +967,10 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 		ketw_errlog_clear();	/* any write, as tracefs's */
 		goto out;
 	}
+	if (ki->kind == KFS_BRIDGE_ITEMS) {
+		err = ketwfs_write_bridge_items(val);
+		goto out;
+	}
 	if (mutex_lock_interruptible(&ketwfs_write_mutex)) {
 		err = -ERESTARTSYS;
 		goto out;
@@ -878,6 +984,9 @@ static ssize_t ketwfs_ctl_write(struct file *file, const char __user *ubuf,
 		break;
 	case KFS_TRIGGER:
 		err = ketwfs_write_trigger(ki, val);
+		break;
+	case KFS_PIDS:
+		err = ketwfs_write_pids(ki, val);
 		break;
 	default:
 		err = ketwfs_write_attr(ki, val,

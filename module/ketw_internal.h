@@ -8,13 +8,16 @@
  * (registry, filters, the write path), ext.c (extended data items and
  * the MODULE rundown), trigger.c (triggers: their checks, matching and
  * firing), user.c (user-space providers and their limits), boot.c
- * (boot-time sessions), sysfs.c (the module parameters' setters, the
+ * (boot-time sessions), pids.c (process filters: their tables, the
+ * write path's lookup, the fork and exit probes), sysfs.c (the module
+ * parameters' setters, the
  * reports in /sys/module/ketw), chardev.c (/dev/ketw and
  * /dev/ketw_user), fs.c, fs_ctl.c and fs_trace.c (ketwfs: the
  * filesystem, its control files, its trace readers; fs.h), errlog.c
  * (ketwfs's error_log), names.c (the words for attributes and system
- * events), trace_bridge.c (the ketw:ketw_event ftrace event), main.c
- * (init and exit).
+ * events), trace_bridge.c (the ftrace events ketw:ketw_event and
+ * ketw:ketw_items, and the items the latter shows), main.c (init and
+ * exit).
  */
 #ifndef _KETW_INTERNAL_H
 #define _KETW_INTERNAL_H
@@ -48,6 +51,8 @@ extern struct list_head ketw_sessions;
 extern struct workqueue_struct *ketw_wq;
 
 struct ketw_trig;
+struct ketw_pids;
+struct pid_namespace;
 
 /*
  * A session's triggers: replaced whole under ketw_mutex, read under RCU
@@ -124,6 +129,10 @@ struct ketw_session_trig {
  * @triggers:   its triggers, or NULL; changed under ketw_mutex.
  * @next_trigger_id: the id the next trigger gets; under ketw_mutex.
  * @trig:       what its triggers fired.
+ * @pids:       its process filter, or NULL: it traces every process;
+ *              replaced under ketw_mutex (ketw-lifetimes.rst).
+ * @pids_dropped: children the filters it had before @pids could not
+ *              take; under ketw_mutex.
  */
 struct ketw_session {
 	struct list_head node;
@@ -147,6 +156,8 @@ struct ketw_session {
 	struct ketw_trig_set __rcu *triggers;
 	u32 next_trigger_id;
 	struct ketw_session_trig trig;
+	struct ketw_pids *pids;
+	u32 pids_dropped;
 };
 
 /*
@@ -170,6 +181,8 @@ struct ketw_idset {
  * @filtered:  event ids filtered out (POSIX event set filter), or NULL.
  * @triggers:  the session's triggers if one names the provider, or NULL:
  *             the write path looks at them only then.
+ * @pids:      the session's process filter, or NULL: the write path
+ *             looks the current process up in it only then.
  *
  * Kept small: a provider's set holds one per running session, and is
  * allocated with __GFP_NOFAIL, which must stay within order 1.
@@ -185,6 +198,7 @@ struct ketw_enablement {
 	u32 ext_items;
 	u32 room;
 	const struct ketw_trig_set *triggers;
+	const struct ketw_pids *pids;
 };
 
 /*
@@ -333,6 +347,10 @@ int ketw_sessions_for_each(int (*fn)(struct ketw_session *s, void *arg),
 			   void *arg);
 int ketw_session_trigger_add(struct ketw_session *s, struct ketw_trigger *req);
 int ketw_session_trigger_del(struct ketw_session *s, u32 id);
+int ketw_session_set_pids(struct ketw_session *s, const s32 *pids, u32 count,
+			  u32 flags);
+int ketw_session_get_pids(struct ketw_session *s, u32 *out, u32 *count,
+			  u32 *flags);
 
 /* sysevent.c */
 bool ketw_session_log(struct ketw_session *s, const u8 *guid,
@@ -340,6 +358,8 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 		      const void *data, size_t len, u16 flags);
 void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
 			     const void *data, size_t len);
+void ketw_session_log_system_ver(struct ketw_session *s, u32 id, u16 version,
+				 const void *data, size_t len);
 
 /* provider.c */
 void ketw_providers_attach(struct ketw_session *s);
@@ -405,6 +425,20 @@ void ketw_triggers_show(struct seq_file *m, struct ketw_session *s);
 void ketw_trig_free_rcu(struct ketw_trig *t);
 void ketw_triggers_free(struct ketw_session *s);
 
+/* pids.c */
+void ketw_pids_init(void);
+void ketw_pids_exit(void);
+int ketw_pids_check(u32 count, u32 flags);
+struct ketw_pids *ketw_pids_new(const s32 *vpids, u32 count, u32 flags);
+void ketw_pids_publish(struct ketw_pids *f);
+void ketw_pids_retire(struct ketw_pids *f);
+bool ketw_pids_match(const struct ketw_pids *f);
+u32 ketw_pids_flags(const struct ketw_pids *f);
+u32 ketw_pids_dropped(const struct ketw_pids *f);
+u32 ketw_pids_count(const struct ketw_pids *f);
+u32 ketw_pids_ids(const struct ketw_pids *f, struct pid_namespace *ns,
+		  u32 *out);
+
 /* boot.c */
 int ketw_boot_sessions_start(void);
 
@@ -428,6 +462,7 @@ const char *ketw_sys_event_name(u32 id);
 const char *ketw_field_type_name(u32 type);
 int ketw_ext_items_parse(const char *s, u32 *mask);
 struct seq_file;
+void ketw_ext_items_list(struct seq_file *m, u32 mask);
 void ketw_ext_items_show(struct seq_file *m, u32 mask);
 const char *ketw_trigger_action_name(u32 action);
 int ketw_trigger_action_parse(const char *s);
@@ -488,6 +523,10 @@ int ketw_user_write(struct ketw_user_reg *reg,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len,
 		    const struct ketw_ext_src *src);
+
+/* trace_items.c (the rest: ketw_trace.h) */
+u32 ketw_bridge_items_get(void);
+int ketw_bridge_items_set(u32 mask);
 
 /* fs.c (fs_ctl.c, fs_trace.c: fs.h) */
 int ketwfs_init(void);

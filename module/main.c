@@ -27,6 +27,7 @@ static int __init ketw_init(void)
 	err = ketw_ext_init();
 	if (err)
 		goto out_clock;
+	ketw_pids_init();
 	err = ketw_dev_init();
 	if (err)
 		goto out_ext;
@@ -61,8 +62,12 @@ static void __exit ketw_exit(void)
 	ketw_dev_exit();
 	/* Sessions hold the module: none can be left, but be sure. */
 	ketw_sessions_destroy_all();
-	/* An auto-stop work may still be returning from its last put. */
+	/*
+	 * An auto-stop work may still be returning from its last put; the
+	 * process filters' probes may be waiting to be unregistered.
+	 */
 	destroy_workqueue(ketw_wq);
+	ketw_pids_exit();
 	ketw_ext_exit();
 	ketw_clock_exit();
 }

@@ -57,27 +57,6 @@ int ketw_mem_set_cap(const char *val)
 	return 0;
 }
 
-static int ketw_max_set(const char *val, const struct kernel_param *kp)
-{
-	int err = ketw_mem_set_cap(val);
-
-	if (err)
-		ketw_param_refused(kp, val, "not a number of KiB up to the machine's RAM");
-	return err;
-}
-
-static int ketw_max_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%llu\n", ketw_mem_cap() / SZ_1K);
-}
-
-static const struct kernel_param_ops ketw_max_ops = {
-	.set = ketw_max_set,
-	.get = ketw_max_get,
-};
-module_param_cb(max_buffer_kb, &ketw_max_ops, NULL, 0644);
-MODULE_PARM_DESC(max_buffer_kb, "KiB all sessions' buffers may take together (0: a quarter of RAM); lowering it leaves existing sessions alone");
-
 /**
  * ketw_mem_need() - what a ring of per-CPU size @size takes
  * @size: the per-CPU data area in bytes.

@@ -151,13 +151,15 @@ int ketw_ext_items_parse(const char *s, u32 *mask)
 }
 
 /**
- * ketw_ext_items_show() - print " items=stack,cputime" for a mask
+ * ketw_ext_items_list() - print "stack,cputime" for a mask, "none" for 0
  * @m:    where.
- * @mask: KETW_EXT_BIT()s; nothing is printed for 0.
+ * @mask: KETW_EXT_BIT()s; bits that name no item are left out.
+ *
+ * What ketw_ext_items_parse() takes back.
  */
-void ketw_ext_items_show(struct seq_file *m, u32 mask)
+void ketw_ext_items_list(struct seq_file *m, u32 mask)
 {
-	const char *sep = " items=";
+	const char *sep = "";
 	u32 t;
 
 	for (t = 0; t < ARRAY_SIZE(ketw_ext_types); t++) {
@@ -166,6 +168,21 @@ void ketw_ext_items_show(struct seq_file *m, u32 mask)
 		seq_printf(m, "%s%s", sep, ketw_ext_types[t]);
 		sep = ",";
 	}
+	if (!*sep)
+		seq_puts(m, "none");
+}
+
+/**
+ * ketw_ext_items_show() - print " items=stack,cputime" for a mask
+ * @m:    where.
+ * @mask: KETW_EXT_BIT()s; nothing is printed for 0.
+ */
+void ketw_ext_items_show(struct seq_file *m, u32 mask)
+{
+	if (!(mask & KETW_EXT_ALL))
+		return;
+	seq_puts(m, " items=");
+	ketw_ext_items_list(m, mask);
 }
 
 /**

@@ -41,6 +41,11 @@ static DEFINE_PER_CPU(unsigned int, ketw_writer_ctx);
 
 #define KETW_CTX(pc)	(((pc) & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) + 1)
 
+/*
+ * Does the session of @e take @d, logged now? Its level, event set and
+ * keywords, then its process filter: a session without one pays a test
+ * of a pointer in the entry it reads already.
+ */
 static bool ketw_enable_match(const struct ketw_enablement *e,
 			      const struct ketw_event_descriptor *d)
 {
@@ -50,11 +55,13 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 	    test_bit(d->id, e->filtered->bits))
 		return false;
 	/* ETW: an event with no keyword passes every keyword filter. */
-	if (!d->keyword)
-		return true;
-	if (e->match_any && !(d->keyword & e->match_any))
-		return false;
-	return (d->keyword & e->match_all) == e->match_all;
+	if (d->keyword) {
+		if (e->match_any && !(d->keyword & e->match_any))
+			return false;
+		if ((d->keyword & e->match_all) != e->match_all)
+			return false;
+	}
+	return likely(!e->pids) || ketw_pids_match(e->pids);
 }
 
 /*
@@ -81,19 +88,21 @@ static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
 }
 
 /*
- * Capture the items of @possible that the sessions of @set that take
- * @desc want, into @x; returns @x, or NULL if none wants any.
+ * Capture the items of @possible that the sessions of @set (may be NULL)
+ * that take @desc want, and those the ftrace bridge shows (@bridged),
+ * into @x: one capture for all; returns @x, or NULL if none is wanted.
  */
 static noinline struct ketw_ext_blob *
 ketw_ext_prepare(const struct ketw_enable_set *set,
 		 const struct ketw_event_descriptor *desc,
-		 const struct ketw_ext_src *src, u32 possible,
+		 const struct ketw_ext_src *src, u32 possible, u32 bridged,
 		 struct ketw_ext_blob *x)
 {
 	const struct ketw_enablement *e, *end;
-	u32 want = 0;
+	u32 want = bridged;
 
-	for (e = set->e, end = e + set->nr; e < end; e++)
+	for (e = set ? set->e : NULL, end = e + (set ? set->nr : 0); e < end;
+	     e++)
 		if (ketw_enable_match(e, desc))
 			want |= e->ext_items;
 	want &= possible;
@@ -156,6 +165,7 @@ ketw_write_path(struct ketw_provider *prov,
 	unsigned int pc, ctx, outer;
 	bool nested, traced;
 	int stored = 0;
+	u32 bridged;
 
 	/* Also an RCU read-side section for the enable set and sessions. */
 	preempt_disable_notrace();
@@ -175,6 +185,9 @@ ketw_write_path(struct ketw_provider *prov,
 	}
 	/* A patched NOP while the ftrace event is off. */
 	traced = trace_ketw_event_enabled() && !nested;
+	/* Another while ketw_items is off; else the items it shows. */
+	bridged = traced && trace_ketw_items_enabled() ?
+		  READ_ONCE(ketw_bridge_items) : 0;
 	if (gate) {
 		while (e < end && !ketw_enable_match(e, desc))
 			e++;
@@ -183,11 +196,13 @@ ketw_write_path(struct ketw_provider *prov,
 			goto out;
 		}
 	}
-	if (e < end && unlikely(set->ext_items) && !nested) {
+	if (((e < end && unlikely(set->ext_items)) || unlikely(bridged)) &&
+	    !nested) {
 		u32 possible = ketw_ext_possible(pc, src);
 
-		if (set->ext_items & possible)
-			x = ketw_ext_prepare(set, desc, src, possible, &xb);
+		if (((e < end ? set->ext_items : 0) | bridged) & possible)
+			x = ketw_ext_prepare(e < end ? set : NULL, desc, src,
+					     possible, bridged, &xb);
 	}
 	for (; e < end; e++) {
 		if (!ketw_enable_match(e, desc))
@@ -198,8 +213,11 @@ ketw_write_path(struct ketw_provider *prov,
 			stored += ketw_enable_write(e, prov, desc, data,
 						    len, flags, x);
 	}
-	if (traced)
+	if (traced) {
 		trace_ketw_event(prov, desc, data, len, flags);
+		if (unlikely(bridged))
+			ketw_trace_items(x, bridged);
+	}
 out:
 	this_cpu_write(ketw_writer_ctx, outer);
 	preempt_enable_notrace();
@@ -725,6 +743,7 @@ static void ketw_provider_resync(struct ketw_provider *prov,
 	e.ext_items = ketw_session_items(s, prov);
 	e.room = ketw_session_room(s);
 	e.triggers = ketw_session_triggers_for(s, prov);
+	e.pids = s->pids;
 	ketw_provider_update(prov, s, &e);
 }
 

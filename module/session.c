@@ -9,6 +9,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/oom.h>
+#include <linux/pid_namespace.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -722,13 +723,19 @@ static void ketw_session_on_full(void *arg)
 }
 
 /**
- * ketw_session_start() - start tracing
+ * ketw_session_start() - start tracing, or resume a stopped session
  * @s: the session.
  *
  * Logs START (its payload: the session's filter), then enables the
- * session's providers.
+ * session's providers. A stopped session keeps what its buffers hold:
+ * the new records follow its STOP (POSIX posix_trace_start() after
+ * posix_trace_stop()). The status starts the run afresh only in
+ * auto_stopped; the overrun status and the flush error stay until a
+ * STATUS reports them.
  *
- * Return: 0; -EBUSY if running, -ENOENT if destroyed.
+ * Return: 0; -EBUSY if running, -ENOENT if destroyed; -ENOSPC for an
+ * UNTIL_FULL session whose buffers are still full (POSIX: nothing is
+ * logged and the status does not change).
  */
 int ketw_session_start(struct ketw_session *s)
 {
@@ -740,6 +747,9 @@ int ketw_session_start(struct ketw_session *s)
 		err = -ENOENT;
 	} else if (s->state == KETW_STATE_RUNNING) {
 		err = -EBUSY;
+	} else if (s->attr.policy == KETW_POLICY_UNTIL_FULL &&
+		   ketw_ring_full(s->ring, s->max_span)) {
+		err = -ENOSPC;
 	} else {
 		s->auto_stopped = false;
 		ketw_ring_rearm(s->ring);
@@ -800,6 +810,10 @@ static void __ketw_session_destroy(struct ketw_session *s)
 	lockdep_assert_held(&ketw_mutex);
 	if (s->state == KETW_STATE_RUNNING)
 		__ketw_session_stop(s, KETW_STOP_EXPLICIT);
+	/* In no enable set any more: the filter goes with the session. */
+	s->pids_dropped += ketw_pids_dropped(s->pids);
+	ketw_pids_retire(s->pids);
+	s->pids = NULL;
 	s->destroyed = true;
 	list_del(&s->node);
 	ketw_nr_sessions--;
@@ -1287,6 +1301,8 @@ int ketw_session_status(struct ketw_session *s,
 					 KETW_FLUSH_NOT_FLUSHING;
 	st->flush_error = s->flush_error;
 	s->flush_error = 0;
+	st->pids = ketw_pids_count(s->pids);
+	st->pids_dropped = s->pids_dropped + ketw_pids_dropped(s->pids);
 	mutex_unlock(&ketw_mutex);
 	st->triggers_fired = atomic_read(&s->trig.fired);
 	st->snapshots_ready = atomic_read(&s->trig.snapshots_ready);
@@ -1416,6 +1432,135 @@ int ketw_session_trigger_del(struct ketw_session *s, u32 id)
 out:
 	mutex_unlock(&ketw_mutex);
 	kfree(new);
+	return err;
+}
+
+/* The payload stays smaller than the struct a version-0 reader expects. */
+static_assert(sizeof(struct ketw_sys_filter_pids) +
+	      KETW_SYS_FILTER_PIDS_MAX * sizeof(u32) <
+	      sizeof(struct ketw_sys_filter));
+
+/*
+ * FILTER (version KETW_SYS_FILTER_PIDS) into running session @s, whose
+ * filter @old_flags and @old_count described was replaced by @s->pids.
+ * Context: ketw_mutex held.
+ */
+static void ketw_session_log_pids(struct ketw_session *s, u32 old_flags,
+				  u32 old_count)
+{
+	struct ketw_sys_filter_pids *r;
+	u32 *ids = NULL, n = 0;
+
+	lockdep_assert_held(&ketw_mutex);
+	r = kzalloc(struct_size(r, pids, KETW_SYS_FILTER_PIDS_MAX), GFP_KERNEL);
+	if (s->pids)
+		ids = kmalloc_array(KETW_PIDS_MAX, sizeof(*ids), GFP_KERNEL);
+	if (!r || (s->pids && !ids)) {
+		struct ketw_sys_error e = { .error = -ENOMEM };
+
+		ketw_session_log_system(s, KETW_SYS_ERROR, KETW_TYPE_INFO, &e,
+					sizeof(e));
+		goto out;
+	}
+	r->old_flags = old_flags;
+	r->old_count = old_count;
+	if (s->pids) {
+		r->new_flags = ketw_pids_flags(s->pids) | KETW_PIDS_ACTIVE;
+		n = ketw_pids_ids(s->pids, &init_pid_ns, ids);
+		r->new_count = n;
+		r->nr = min_t(u32, n, KETW_SYS_FILTER_PIDS_MAX);
+		memcpy(r->pids, ids, r->nr * sizeof(*ids));
+	}
+	ketw_session_log_system_ver(s, KETW_SYS_FILTER, KETW_SYS_FILTER_PIDS,
+				    r, struct_size(r, pids, r->nr));
+out:
+	kfree(ids);
+	kfree(r);
+}
+
+/**
+ * ketw_session_set_pids() - set, replace or clear a session's process filter
+ * @s:     the session; the caller holds a reference.
+ * @pids:  @count process ids in the caller's pid namespace.
+ * @count: 0 to trace every process again, else 1 to KETW_PIDS_MAX.
+ * @flags: KETW_PIDS_INHERIT or 0.
+ *
+ * The new filter is in effect for every provider at once; a running
+ * session logs FILTER (struct ketw_sys_filter_pids), unless it had no
+ * filter and gets none. Rules:
+ * Documentation/ketw-lifetimes.rst, "process filter".
+ * Context: process; not under ketw_mutex.
+ *
+ * Return: 0; -EINVAL, -ESRCH, -EOPNOTSUPP, -ENOMEM (ketw_pids_new());
+ * -ENOENT if destroyed.
+ */
+int ketw_session_set_pids(struct ketw_session *s, const s32 *pids, u32 count,
+			  u32 flags)
+{
+	struct ketw_pids *f = NULL, *old;
+	u32 old_flags = 0, old_count;
+	int err;
+
+	err = ketw_pids_check(count, flags);
+	if (err)
+		return err;
+	if (count) {
+		f = ketw_pids_new(pids, count, flags);
+		if (IS_ERR(f))
+			return PTR_ERR(f);
+	}
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed) {
+		mutex_unlock(&ketw_mutex);
+		ketw_pids_retire(f);
+		return -ENOENT;
+	}
+	if (f)
+		ketw_pids_publish(f);
+	old = s->pids;
+	if (old)
+		old_flags = ketw_pids_flags(old) | KETW_PIDS_ACTIVE;
+	old_count = ketw_pids_count(old);
+	s->pids_dropped += ketw_pids_dropped(old);
+	s->pids = f;
+	if (s->state == KETW_STATE_RUNNING && (old || f)) {
+		/* Each provider's set changes in one swap. */
+		ketw_providers_attach(s);
+		ketw_session_log_pids(s, old_flags, old_count);
+	}
+	mutex_unlock(&ketw_mutex);
+	/* After the enable sets that pointed to it were replaced. */
+	ketw_pids_retire(old);
+	return 0;
+}
+
+/**
+ * ketw_session_get_pids() - a session's process filter, as the caller sees it
+ * @s:     the session; the caller holds a reference.
+ * @out:   room for KETW_PIDS_MAX ids: the processes, in the caller's pid
+ *         namespace (those it cannot see left out), smallest first.
+ * @count: out: the number of ids in @out.
+ * @flags: out: KETW_PIDS_INHERIT and KETW_PIDS_ACTIVE as the filter has
+ *         them; 0 without a filter.
+ *
+ * Return: 0; -ENOENT if destroyed.
+ */
+int ketw_session_get_pids(struct ketw_session *s, u32 *out, u32 *count,
+			  u32 *flags)
+{
+	int err = 0;
+
+	*count = 0;
+	*flags = 0;
+	mutex_lock(&ketw_mutex);
+	if (s->destroyed) {
+		err = -ENOENT;
+	} else if (s->pids) {
+		*flags = ketw_pids_flags(s->pids) | KETW_PIDS_ACTIVE;
+		*count = ketw_pids_ids(s->pids, task_active_pid_ns(current),
+				       out);
+	}
+	mutex_unlock(&ketw_mutex);
 	return err;
 }
 

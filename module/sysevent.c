@@ -72,3 +72,28 @@ void ketw_session_log_system(struct ketw_session *s, u32 id, u8 type,
 			 ketw_record_context(preempt_count(), 1));
 	preempt_enable();
 }
+
+/**
+ * ketw_session_log_system_ver() - log a system event of a payload version
+ * @s:       the session.
+ * @id:      KETW_SYS_*.
+ * @version: the record's version: which payload follows (FILTER:
+ *           KETW_SYS_FILTER_*).
+ * @data:    the payload.
+ * @len:     its length.
+ *
+ * As ketw_session_log_system(), type KETW_TYPE_INFO.
+ */
+void ketw_session_log_system_ver(struct ketw_session *s, u32 id, u16 version,
+				 const void *data, size_t len)
+{
+	struct ketw_event_descriptor desc = {
+		.id = id, .type = KETW_TYPE_INFO, .version = version,
+	};
+
+	preempt_disable();
+	ketw_session_log(s, ketw_system_guid, &desc, data, len,
+			 KETW_RECORD_SYSTEM |
+			 ketw_record_context(preempt_count(), 1));
+	preempt_enable();
+}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/module/ketw: the setters of ketw's module parameters, which refuse
- * a bad value with a line that names the parameter, and the two read-only
- * reports beside the parameters, mono_clock and buffer_used_kb.
+ * a bad value with a line that names the parameter (and max_buffer_kb,
+ * memory.c's cap, itself), and the two read-only reports beside the
+ * parameters, mono_clock and buffer_used_kb.
  *
  * The kernel calls a parameter's setter at load (insmod, a modprobe.d
  * options line) without checking that there is one, so every parameter
@@ -14,6 +15,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
@@ -89,6 +91,28 @@ const struct kernel_param_ops ketw_param_ops_charp = {
 	.get = param_get_charp,
 	.free = param_free_charp,
 };
+
+/* max_buffer_kb: memory.c's cap on all sessions' buffers. */
+static int ketw_max_set(const char *val, const struct kernel_param *kp)
+{
+	int err = ketw_mem_set_cap(val);
+
+	if (err)
+		ketw_param_refused(kp, val, "not a number of KiB up to the machine's RAM");
+	return err;
+}
+
+static int ketw_max_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", ketw_mem_cap() / SZ_1K);
+}
+
+static const struct kernel_param_ops ketw_max_ops = {
+	.set = ketw_max_set,
+	.get = ketw_max_get,
+};
+module_param_cb(max_buffer_kb, &ketw_max_ops, NULL, 0644);
+MODULE_PARM_DESC(max_buffer_kb, "KiB all sessions' buffers may take together (0: a quarter of RAM); lowering it leaves existing sessions alone");
 
 /* /sys/module/ketw/mono_clock: "tsc" or "timekeeper" (clock.c). */
 static ssize_t mono_clock_show(struct module_attribute *ma,

@@ -11,7 +11,12 @@
  * provider's branch on while the event has a probe (see
  * ketw_providers_bridge()); while it has none, the bridge is one patched
  * NOP in the write path.
+ *
+ * The second event, ketw:ketw_items, follows ketw_event with the
+ * event's extended data items (module/trace_items.c).
  */
+#include "ketw_internal.h"
+
 #define CREATE_TRACE_POINTS
 #include "ketw_trace.h"
 

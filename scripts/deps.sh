@@ -8,7 +8,11 @@
 # modprobe -d in the guest), dkms, openssl (its throwaway signing key)
 # and pkgconf (a program built against the staged ketw.pc) are for make
 # install-check. python3-docutils checks Documentation/*.rst
-# (scripts/tests/docs-test.sh).
+# (scripts/tests/docs-test.sh). babeltrace2, libbabeltrace2-dev,
+# python3-bt2 and chromium are for the viewers (make viewers-test: the
+# babeltrace2 plugin is built against libbabeltrace2, tested with
+# babeltrace2 and its Python bindings; ketw plot is screenshotted by
+# headless Chromium).
 set -euo pipefail
 
 pkgs=(
@@ -20,6 +24,7 @@ pkgs=(
 	flex bison bc libelf-dev libssl-dev
 	kmod dkms openssl pkgconf
 	python3-docutils
+	babeltrace2 libbabeltrace2-dev python3-bt2 chromium
 )
 
 missing=()

@@ -53,6 +53,9 @@ modversions() {
 
 root=$tmp/root
 src=usr/local/src/ketw-$version
+# babeltrace2's plugin directory (libbabeltrace2-dev, scripts/deps.sh).
+bt2_plugin=$(pkg-config --variable=libdir babeltrace2)/babeltrace2/plugins/babeltrace-plugin-ketw.so
+bt2_plugin=${bt2_plugin#/}
 mods=lib/modules/$KVER
 
 # ---- make install -----------------------------------------------------------
@@ -70,24 +73,34 @@ $mods/modules.symbols
 $mods/modules.symbols.bin
 $mods/updates/ketw.ko
 usr/local/bin/ketw
+usr/local/include/ketw-posix/trace.h
 usr/local/include/ketw_file.h
 usr/local/include/ketw_provider.h
 usr/local/include/ketw_stream.h
 usr/local/include/libketw.h
 usr/local/include/linux/ketw.h
+usr/local/lib/libketw-posix.a
+usr/local/lib/libketw-posix.so
+usr/local/lib/libketw-posix.so.0
+usr/local/lib/libketw-posix.so.$version
 usr/local/lib/libketw.a
 usr/local/lib/libketw.so
 usr/local/lib/libketw.so.0
 usr/local/lib/libketw.so.$version
+usr/local/lib/pkgconfig/ketw-posix.pc
 usr/local/lib/pkgconfig/ketw.pc
 usr/local/share/man/man1/ketw.1
+$(cd "$top/Documentation/man" && ls posix_trace_*.3 | sed 's|^|usr/local/share/man/man3/|')
 usr/local/src/ketw
+$bt2_plugin
 $src/$KVER/Module.symvers
 $src/include/ketw.h
 $src/include/uapi/linux/ketw.h"
 expect "install: exactly these files" "$(LC_ALL=C sort <<<"$want")" "$(files_in "$root")"
-expect "install: the tool and libketw.so are 0755, the rest 0644" "755 755 644 644 644 644 644 644" \
+expect "install: the tool and the .so files are 0755, the rest 0644" "755 755 755 644 644 644 644 644 644 644 644" \
 	"$(stat -c %a "$root/usr/local/bin/ketw" "$root/usr/local/lib/libketw.so.$version" \
+		"$root/usr/local/lib/libketw-posix.so.$version" "$root/usr/local/include/ketw-posix/trace.h" \
+		"$root/usr/local/lib/pkgconfig/ketw-posix.pc" \
 		"$root/$mods/updates/ketw.ko" "$root/usr/local/include/linux/ketw.h" \
 		"$root/usr/local/include/libketw.h" "$root/usr/local/lib/libketw.a" \
 		"$root/usr/local/lib/pkgconfig/ketw.pc" "$root/$src/$KVER/Module.symvers" | xargs)"
@@ -171,6 +184,76 @@ expect "libketw.so exports only ketw_* and __ketw_*" "" \
 		awk '$3 !~ /^(__)?ketw_/ && $3 != "LIBKETW_0" { print $3 }')"
 expect "libketw.so's soname" "libketw.so.0" \
 	"$(objdump -p "$root/usr/local/lib/libketw.so.$version" | awk '$1 == "SONAME" { print $2 }')"
+
+# ---- libketw-posix from the staged root, through pkg-config -------------------
+# A program written from the standard alone: <trace.h> with the
+# pkg-config Cflags, glibc's own feature macros untouched, every option.
+expect "pkg-config: ketw-posix's version" "$version" \
+	"$("${pcenv[@]}" pkg-config --modversion ketw-posix 2>&1)"
+expect "pkg-config: ketw-posix's flags into ROOT" \
+	"-I$root/usr/local/include/ketw-posix -I$root/usr/local/include -L$root/usr/local/lib -lketw-posix -lketw" \
+	"$("${pcenv[@]}" pkg-config --cflags --libs ketw-posix 2>&1 | xargs)"
+cat >"$tmp/posix.c" <<'EOF'
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <trace.h>
+
+#if _POSIX_TRACE != -1 || !defined(KETW_POSIX_TRACE) || !defined(KETW_POSIX_TRACE_LOG) || \
+    !defined(KETW_POSIX_TRACE_EVENT_FILTER) || !defined(KETW_POSIX_TRACE_INHERIT)
+#error "feature macros"
+#endif
+
+int main(void)
+{
+	trace_attr_t attr;
+	trace_event_set_t set;
+	trace_id_t trid;
+	size_t size;
+	int member, err;
+
+	if (posix_trace_attr_init(&attr) ||
+	    posix_trace_attr_setstreamsize(&attr, 8192) ||
+	    posix_trace_attr_getstreamsize(&attr, &size) ||
+	    posix_trace_eventset_fill(&set, POSIX_TRACE_SYSTEM_EVENTS) ||
+	    posix_trace_eventset_ismember(POSIX_TRACE_STOP, &set, &member))
+		return 1;
+	/* No module on the build machine: no stream can be started now. */
+	err = posix_trace_create(0, &attr, &trid);
+	posix_trace_event(POSIX_TRACE_UNNAMED_USER_EVENT, "x", 1);
+	printf("size=%zu member=%d create=%s\n", size, member,
+	       err == EAGAIN ? "EAGAIN" : "other");
+	return posix_trace_attr_destroy(&attr);
+}
+EOF
+want="size=8192 member=1 create=EAGAIN"
+# shellcheck disable=SC2046
+check "a POSIX trace program builds against the staged libketw-posix.so (pkg-config)" \
+	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/posix" "$tmp/posix.c" \
+	$("${pcenv[@]}" pkg-config --cflags --libs ketw-posix)
+expect "it runs on the staged libketw-posix.so.0" "$want" \
+	"$(LD_LIBRARY_PATH="$root/usr/local/lib" "$tmp/posix" 2>&1)"
+# shellcheck disable=SC2046
+check "a POSIX trace program builds against the staged libketw-posix.a (pkg-config --static)" \
+	cc -std=c11 -Wall -Wextra -Werror -o "$tmp/posix-static" "$tmp/posix.c" \
+	$("${pcenv[@]}" pkg-config --cflags ketw-posix) -L"$root/usr/local/lib" \
+	-Wl,-Bstatic -lketw-posix -lketw -Wl,-Bdynamic \
+	$("${pcenv[@]}" pkg-config --static --libs-only-other ketw-posix) -lpthread
+expect "it runs without the shared libraries" "$want" "$("$tmp/posix-static" 2>&1)"
+expect "pkg-config --static names libketw after libketw-posix" "-lketw-posix -lpthread -lketw" \
+	"$("${pcenv[@]}" pkg-config --static --libs-only-l ketw-posix 2>&1 | xargs)"
+expect "libketw-posix.so exports only posix_trace_*" "" \
+	"$(nm -D --defined-only "$root/usr/local/lib/libketw-posix.so.$version" |
+		awk '$3 !~ /^posix_trace_/ && $3 != "LIBKETW_POSIX_0" { print $3 }')"
+expect "libketw-posix.so exports the 50 functions of the Trace option" "50" \
+	"$(nm -D --defined-only "$root/usr/local/lib/libketw-posix.so.$version" |
+		awk '$3 ~ /^posix_trace_/' | wc -l)"
+expect "libketw-posix.so's soname, and it needs libketw.so.0" \
+	"libketw-posix.so.0 libketw.so.0" \
+	"$(objdump -p "$root/usr/local/lib/libketw-posix.so.$version" |
+		awk '$1 == "SONAME" { s = $2 } $1 == "NEEDED" && $2 ~ /ketw/ { n = $2 } END { print s, n }')"
+check "the installed man pages are roff of section 3" \
+	grep -q '^\.TH POSIX_TRACE_ATTR 3' "$root/usr/local/share/man/man3/posix_trace_attr.3"
 
 # PREFIX moves all but the module.
 check "make install PREFIX=/usr" tmake install DESTDIR="$tmp/usr-root" PREFIX=/usr

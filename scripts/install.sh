@@ -28,6 +28,11 @@
 #              certificate (a MOK, Documentation/ketw-install.rst);
 #              SIGN_FILE, SIGN_HASH: default KDIR/scripts/sign-file, sha256
 #   KETW_USER_GID  for conf: the group allowed to open /dev/ketw_user
+#   BT2_PLUGINDIR  where babeltrace2 looks for plugins: the ketw plugin
+#              goes there if it was built (default: babeltrace2's, from
+#              pkg-config: /usr/lib/x86_64-linux-gnu/babeltrace2/plugins;
+#              none without libbabeltrace2-dev). Not under PREFIX:
+#              babeltrace2 does not look there
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +48,15 @@ LDCONFIG=${LDCONFIG:-ldconfig}
 LIBDIR=${LIBDIR:-$PREFIX/lib}
 LIBDIR=${LIBDIR%/}
 incdir=$PREFIX/include
+bt2_plugin=$top/tools/babeltrace2/babeltrace-plugin-ketw.so
+if [ -z "${BT2_PLUGINDIR+set}" ]; then
+	BT2_PLUGINDIR=$(pkg-config --variable=libdir babeltrace2 2>/dev/null || true)
+	[ -z "$BT2_PLUGINDIR" ] || BT2_PLUGINDIR=$BT2_PLUGINDIR/babeltrace2/plugins
+fi
 solib=libketw.so.$VERSION
 soname=libketw.so.0
+posix_solib=libketw-posix.so.$VERSION
+posix_soname=libketw-posix.so.0
 
 moddir=/lib/modules/$KVER
 srcdir=$PREFIX/src/ketw-$VERSION
@@ -71,11 +83,26 @@ shared_files() {
 	for h in libketw.h ketw_file.h ketw_stream.h ketw_provider.h; do
 		echo "0644 $top/tools/lib/$h $incdir/$h"
 	done
+	# babeltrace2's source.ketw.file, if it was built.
+	if [ -n "$BT2_PLUGINDIR" ] && [ -f "$bt2_plugin" ]; then
+		echo "0644 $bt2_plugin $BT2_PLUGINDIR/babeltrace-plugin-ketw.so"
+	fi
+	# libketw-posix: the POSIX trace API, <trace.h> under its own
+	# directory (ketw-posix.pc's Cflags), a man page per function group.
+	echo "0755 $top/tools/posix/$posix_solib $LIBDIR/$posix_solib"
+	echo "0644 $top/tools/posix/libketw-posix.a $LIBDIR/libketw-posix.a"
+	echo "0644 @posix_pc $LIBDIR/pkgconfig/ketw-posix.pc"
+	echo "0644 $top/tools/posix/trace.h $incdir/ketw-posix/trace.h"
+	for m in "$top"/Documentation/man/posix_trace_*.3; do
+		echo "0644 $m $PREFIX/share/man/man3/${m##*/}"
+	done
 }
 # Symlinks every kernel shares: target link.
 shared_links() {
 	echo "$solib $LIBDIR/$soname"
 	echo "$soname $LIBDIR/libketw.so"
+	echo "$posix_solib $LIBDIR/$posix_soname"
+	echo "$posix_soname $LIBDIR/libketw-posix.so"
 }
 
 # pkg-config's ketw.pc: paths below PREFIX as \${prefix}, so that
@@ -96,6 +123,21 @@ ketw_pc() {
 	Version: $VERSION
 	Libs: -L\${libdir} -lketw
 	Cflags: -I\${includedir}
+	EOF
+}
+
+# ketw-posix.pc: the POSIX trace API; libketw comes along (static links).
+ketw_posix_pc() {
+	ketw_pc | sed -n '1,3p'
+	cat <<-EOF
+
+	Name: ketw-posix
+	Description: the POSIX trace API (<trace.h>: posix_trace_*) on ketw
+	Version: $VERSION
+	Requires: ketw
+	Libs: -L\${libdir} -lketw-posix
+	Libs.private: -lpthread
+	Cflags: -I\${includedir}/ketw-posix
 	EOF
 }
 
@@ -134,12 +176,15 @@ install_files() {
 
 	tmp=$(mktemp)
 	pc=$(mktemp)
-	trap 'rm -f "$tmp" "$pc"' EXIT
+	posix_pc=$(mktemp)
+	trap 'rm -f "$tmp" "$pc" "$posix_pc"' EXIT
 	symvers >"$tmp"
 	ketw_pc >"$pc"
+	ketw_posix_pc >"$posix_pc"
 	while read -r m src dst; do
 		[ "$src" != @symvers ] || src=$tmp
 		[ "$src" != @pc ] || src=$pc
+		[ "$src" != @posix_pc ] || src=$posix_pc
 		[ -r "$src" ] || die "missing $src (run make first)"
 		echo "  INSTALL $dst"
 		install -D -m "$m" "$src" "$DESTDIR$dst"
@@ -197,7 +242,8 @@ uninstall_files() {
 		while read -r src dst; do
 			remove "$dst"
 		done < <(shared_links)
-		rmdir "$DESTDIR$LIBDIR/pkgconfig" 2>/dev/null || true
+		rmdir "$DESTDIR$LIBDIR/pkgconfig" "$DESTDIR$incdir/ketw-posix" \
+			2>/dev/null || true
 		if [ "$(readlink "$DESTDIR$PREFIX/src/ketw" 2>/dev/null)" = "ketw-$VERSION" ]; then
 			remove "$PREFIX/src/ketw"
 		fi

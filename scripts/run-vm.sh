@@ -30,6 +30,10 @@
 #                 prints digests of what it sent (SERIAL-DIGEST lines),
 #                 which are compared here with the files (unset: no
 #                 second port)
+#   DEMO_OUT      demo: where the files the guest sends go (default
+#                 build/demo): a second serial port, ttyS1 in the guest,
+#                 writes to VM_DIR/export.tar; the demo sends a tar there
+#                 and prints "@@KETW@@ EXPORT FILE..."
 set -euo pipefail
 
 mode=${1:?usage: $0 check|demo|bench|shell}
@@ -112,6 +116,12 @@ trap stop_listener EXIT
 echo "  QEMU    $mode: $(basename "$VMLINUZ"), $VM_ACCEL, timeout ${VM_TIMEOUT}s, log $log"
 start=$(date +%s)
 : >"$log"
+# The console is ttyS0; the demo's files come out through ttyS1, and
+# check's stream to the host's ketw listen (serial1, above).
+if [ "$mode" = demo ]; then
+	rm -f "$VM_DIR/export.tar"
+	serial1=(-serial "file:$VM_DIR/export.tar")
+fi
 timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" -serial "file:$log" "${serial1[@]}" </dev/null &
 qpid=$!
 if [ "${VM_QUIET:-0}" != 1 ]; then
@@ -222,6 +232,17 @@ if [ "$mode" = check ]; then
 elif [ "$mode" = demo ]; then
 	rc=$(sed -n 's/^@@KETW@@ DEMO-END rc=//p' "$con")
 	[ "$rc" = 0 ] || fail "demo script failed (rc=${rc:-none})"
+	demo_files=$(sed -n 's/^@@KETW@@ EXPORT //p' "$con")
+	demo_out=${DEMO_OUT:-$top/build/demo}
+	if [ -n "$demo_files" ]; then
+		rm -rf "$demo_out"
+		mkdir -p "$demo_out"
+		tar -C "$demo_out" -xf "$VM_DIR/export.tar" 2>/dev/null ||
+			fail "cannot unpack the files the guest sent ($VM_DIR/export.tar)"
+		for f in $demo_files; do
+			[ -s "$demo_out/$f" ] || fail "the guest did not send $f"
+		done
+	fi
 elif [ "$mode" = bench ]; then
 	rc=$(sed -n 's/^@@KETW@@ BENCH-END rc=//p' "$con")
 	[ "$rc" = 0 ] || fail "bench script failed (rc=${rc:-none})"
@@ -278,6 +299,12 @@ if [ "$harness_fail" -ne 0 ]; then
 	fi
 	# A failure no TAP line counts (module load, kernel log, hang) is one.
 	[ "$failed" -gt 0 ] || failed=1
+fi
+if [ "$mode" = demo ] && [ "$harness_fail" -eq 0 ] && [ -n "${demo_files:-}" ]; then
+	echo "==== the demo's viewers (Documentation/ketw-viewers.rst): in $demo_out/"
+	echo "  $demo_out/timeline.svg   the timeline: open it in a web browser"
+	echo "  $demo_out/trace.json     Chrome trace: open it in https://ui.perfetto.dev or chrome://tracing"
+	echo "  $demo_out/view.ketw      the trace: babeltrace2 --plugin-path $top/tools/babeltrace2 $demo_out/view.ketw"
 fi
 if [ "$mode" = bench ] && [ -s "${bench_out:-}" ]; then
 	echo "==== ketw bench (TCG; saved to $bench_out)"

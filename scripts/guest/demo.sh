@@ -11,7 +11,11 @@
 #      5 warn events (WARNING, keyword 0x2): "warn" must hold the 5 warn
 #      events only, "all" the 10 ticks only, decoded by their layouts;
 #   3. an UNTIL_FULL session in a one-page buffer: it overflows, logs
-#      OVERFLOW and RESUME, and stops itself.
+#      OVERFLOW and RESUME, and stops itself;
+#   4. a recording of ketw_stress and ketw_sample in one-page buffers that
+#      loses events on both CPUs, converted for Perfetto (trace.json) and
+#      drawn (timeline.svg); both and the trace go to the host as a tar
+#      on the second serial port, which run-vm.sh unpacks in build/demo/.
 #
 # Any failing step fails the demo (exit status not 0).
 set -eu
@@ -112,6 +116,40 @@ expect "$TMP/full.txt" '    STOP: stopped by the full policy' 1 "STOP by the ful
 	fail "no RESUME record"
 echo "check: OVERFLOW and RESUME recorded"
 run $KETW reset -s full
+
+section "viewers: a trace with losses on both CPUs, converted and drawn"
+# ketw_stress logs from every context of both CPUs every 50 us into
+# one-page buffers that the recorder drains every 100 ms: both CPUs lose
+# events, and OVERFLOW/RESUME say where. ketw_sample adds a second
+# provider. The files go to the host (build/demo/, see run-vm.sh).
+STRESS=/sys/module/ketw_stress/parameters
+echo 50 >"$STRESS/period_us"
+echo "\$ $KETW record -s view -P flush -b 4 -p ketw-stress -p ketw-sample -d 3 -o $TMP/view.ketw &"
+$KETW record -s view -P flush -b 4 -p ketw-stress -p ketw-sample -d 3 \
+	-o "$TMP/view.ketw" &
+rec=$!
+sleep 1
+emit 10 emit
+echo "\$ echo 300 > $STRESS/run_ms"
+echo 300 >"$STRESS/run_ms"
+emit 5 emit_warn
+wait $rec || fail "ketw record failed"
+echo 1000 >"$STRESS/period_us"
+run $KETW report -H "$TMP/view.ketw"
+$KETW report -N "$TMP/view.ketw" >"$TMP/view.txt"
+for cpu in 0 1; do
+	[ "$(count "$TMP/view.txt" "^  cpu=$cpu .*id=OVERFLOW ")" -ge 1 ] ||
+		fail "no OVERFLOW on cpu $cpu"
+done
+echo "check: events lost on both CPUs, OVERFLOW and RESUME recorded"
+run $KETW convert "$TMP/view.ketw" --to chrome -o "$TMP/trace.json"
+run $KETW plot "$TMP/view.ketw" -o "$TMP/timeline.svg"
+grep -q 'class="loss"' "$TMP/timeline.svg" || fail "no loss shaded in the plot"
+# To the host: a tar on the second serial port (run-vm.sh keeps it).
+files="timeline.svg trace.json view.ketw"
+stty -F /dev/ttyS1 raw -echo 2>/dev/null
+tar -C "$TMP" -cf /dev/ttyS1 $files || fail "cannot send the files to the host"
+echo "@@KETW@@ EXPORT $files"
 
 echo
 echo "demo: all steps passed"

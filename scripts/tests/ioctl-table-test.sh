@@ -65,6 +65,24 @@ if out=$(gen_and_dump "$hdr" 2>&1); then
 	else
 		notok "CREATE: its struct, VER0 size and name field" "$(grep -A3 '^KETW_IOC_CREATE' <<<"$out")"
 	fi
+	# struct ketw_pid_filter: extensible, its size after the name.
+	pf=$(sed -n '/^KETW_IOC_SET_PIDS /,/^KETW_IOC_GET_PIDS /p' <<<"$out")
+	if grep -qE '^KETW_IOC_SET_PIDS .* ketw_pid_filter 56 56 1$' <<<"$pf" &&
+	   grep -q '^field session 0 32 2$' <<<"$pf" &&
+	   grep -q '^field size 32 4 1$' <<<"$pf" &&
+	   grep -q '^field pids 48 8 3$' <<<"$pf"; then
+		ok "SET_PIDS: extensible, its size after the session's name"
+	else
+		notok "SET_PIDS: extensible, its size after the session's name" "$pf"
+	fi
+	# A flexible array member takes no field (struct ketw_sys_filter_pids):
+	# sizeof() of it would not compile.
+	flex=$(sed -n '/kfuzz_fields_ketw_sys_filter_pids\[\]/,/^};/p' "$tmp/table.h")
+	if grep -q '"reserved"' <<<"$flex" && ! grep -q '"pids"' <<<"$flex"; then
+		ok "a flexible array member is left out"
+	else
+		notok "a flexible array member is left out" "$flex"
+	fi
 else
 	notok "uapi/linux/ketw.h: the table builds" "$out"
 fi

@@ -475,6 +475,166 @@ TEST_F(kfs, control_file_validation)
 	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
 }
 
+/* Drain CPU 0's records of @session through trace_pipe_raw into @d. */
+static int drain_cpu0(const char *session, struct drained *d)
+{
+	char p[256];
+	ssize_t n;
+	int fd;
+
+	fd = open(spath(p, session, "per_cpu/cpu0/trace_pipe_raw"), O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, d->buf + d->len, d->cap - d->len)) > 0)
+		d->len += n;
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * The ticks in @d: each with exactly the items @want (logged by this
+ * thread, pinned to CPU 0), their values right. Returns how many.
+ */
+static int check_tick_items(struct __test_metadata *_metadata,
+			    const struct drained *d, uint32_t want)
+{
+	const struct ketw_event_header *h;
+	struct ketw_sample_tick tick;
+	int bad = 0, ticks = 0;
+	struct items it;
+	struct stat ns;
+	size_t off = 0;
+
+	EXPECT_EQ(0, stat("/proc/self/ns/pid", &ns));
+	while ((h = next_record(d, &off, &bad))) {
+		if (!is_sample(h))
+			continue;
+		ticks++;
+		parse_items(h, &it);
+		EXPECT_EQ(0, it.bad);
+		EXPECT_EQ(!!want, !!(h->flags & KETW_RECORD_EXT));
+		EXPECT_EQ(want, it.mask) TH_LOG("tick %d", ticks);
+		EXPECT_EQ(__builtin_popcount(want), it.count);
+		memcpy(&tick, it.payload, sizeof(tick));
+		EXPECT_EQ(KETW_SAMPLE_MAGIC, tick.magic);
+		EXPECT_EQ(sizeof(tick) + tick.index % KETW_SAMPLE_TAIL_MOD,
+			  it.payload_len);
+		if (want & KETW_EXT_BIT(KETW_EXT_PID_NS)) {
+			EXPECT_EQ((uint32_t)getpid(), it.ns.vpid);
+			EXPECT_EQ((uint32_t)gettid(), it.ns.vtid);
+			EXPECT_EQ((uint64_t)ns.st_ino, it.ns.pid_ns_inum);
+		}
+		if (want & KETW_EXT_BIT(KETW_EXT_KSTACK)) {
+			EXPECT_LE(2, it.nk);
+			/* The first frame is the call site: the prog address. */
+			if (want & KETW_EXT_BIT(KETW_EXT_PROG_ADDR))
+				EXPECT_EQ(it.prog_addr, it.kstack[0]);
+		}
+	}
+	EXPECT_EQ(0, bad);
+	return ticks;
+}
+
+/*
+ * items: the session's default extended data items (KETW_IOC_CREATE's
+ * ext_items), for the providers it takes without an entry in providers.
+ * Words in any order read back in the order of their types; a refused
+ * write changes nothing; while the session runs only the same value
+ * passes, as for the ioctl; the records carry exactly those items.
+ */
+TEST_F(kfs, session_items)
+{
+	const uint32_t want = KETW_EXT_BIT(KETW_EXT_KSTACK) |
+			      KETW_EXT_BIT(KETW_EXT_PROG_ADDR) |
+			      KETW_EXT_BIT(KETW_EXT_PID_NS);
+	static const char *const bad[] = {
+		"stak", "STACK", "stack,", ",stack", "stack,,pidns",
+		"stack pidns", "stack, pidns", "none,stack", "stack,none", "all",
+		"0x22", "34", "stack\npidns", "stackstackstackstack",
+		"progaddr\001",
+	};
+#define ITEMS "stack,progaddr,pidns\n"
+	struct drained d = { .buf = (unsigned char *)self->buf2, .cap = BIG };
+	char *b = self->buf, p[256];
+	struct ketw_session_attr a;
+	struct stat st;
+	unsigned int i;
+	int fd;
+
+	ASSERT_EQ(0, mkdir(KFS "/sessions/" SESSION, 0700));
+	ASSERT_EQ(0, stat(spath(p, SESSION, "items"), &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+	sget(SESSION, "items", b, BIG);
+	EXPECT_STREQ("none\n", b);
+	ASSERT_EQ(0, sput(SESSION, "items", "pidns,stack,progaddr\n"));
+	sget(SESSION, "items", b, BIG);
+	EXPECT_STREQ(ITEMS, b);
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ("* level=0 match_any=0x0 match_all=0x0 items=" ITEMS, b);
+	/* The attribute the ioctls see. */
+	fd = ketw_open();
+	ASSERT_LE(0, fd);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	strcpy(a.name, SESSION);
+	ASSERT_EQ(0, ioctl(fd, KETW_IOC_GET_ATTR, &a));
+	EXPECT_EQ(want, a.ext_items);
+	close(fd);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_REFUSED("items", bad[i], EINVAL, ITEMS);
+
+	/* Running: a change is EBUSY, the same value passes. */
+	ASSERT_EQ(0, sput(SESSION, "rundown", "0"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	EXPECT_REFUSED("items", "cputime", EBUSY, ITEMS);
+	EXPECT_REFUSED("items", "none", EBUSY, ITEMS);
+	EXPECT_EQ(0, sput(SESSION, "items", "progaddr,pidns,stack"));
+	ASSERT_EQ(0, sample_emit(5));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	ASSERT_EQ(0, drain_cpu0(SESSION, &d));
+	EXPECT_EQ(5, check_tick_items(_metadata, &d, want));
+
+	/* Another set, then none: the records follow. */
+	ASSERT_EQ(0, sput(SESSION, "items", "cputime"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sample_emit(3));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	d.len = 0;
+	ASSERT_EQ(0, drain_cpu0(SESSION, &d));
+	EXPECT_EQ(3, check_tick_items(_metadata, &d,
+				      KETW_EXT_BIT(KETW_EXT_CPU_TIME)));
+	ASSERT_EQ(0, sput(SESSION, "items", "none"));
+	sget(SESSION, "items", b, BIG);
+	EXPECT_STREQ("none\n", b);
+	sget(SESSION, "providers", b, BIG);
+	EXPECT_STREQ("* level=0 match_any=0x0 match_all=0x0\n", b);
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sample_emit(2));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	d.len = 0;
+	ASSERT_EQ(0, drain_cpu0(SESSION, &d));
+	EXPECT_EQ(2, check_tick_items(_metadata, &d, 0));
+
+	/*
+	 * Once providers names one, its entry's items count, not the
+	 * session's (which stay as they are).
+	 */
+	ASSERT_EQ(0, sput(SESSION, "items", "stack"));
+	ASSERT_EQ(0, sput(SESSION, "providers", KETW_SAMPLE_NAME " items=pidns"));
+	ASSERT_EQ(0, sput(SESSION, "enable", "1"));
+	ASSERT_EQ(0, sample_emit(2));
+	ASSERT_EQ(0, sput(SESSION, "enable", "0"));
+	sget(SESSION, "items", b, BIG);
+	EXPECT_STREQ("stack\n", b);
+	d.len = 0;
+	ASSERT_EQ(0, drain_cpu0(SESSION, &d));
+	EXPECT_EQ(2, check_tick_items(_metadata, &d,
+				      KETW_EXT_BIT(KETW_EXT_PID_NS)));
+	EXPECT_EQ(0, rmdir(KFS "/sessions/" SESSION));
+#undef ITEMS
+}
+
 /* A NUL ends a command only at its end: "1\0junk" is not "1". */
 TEST_F(kfs, control_write_nul)
 {

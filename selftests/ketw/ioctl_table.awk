@@ -115,6 +115,9 @@ cur != "" {
 	if (match(line, /\[[^]]*\]$/)) {
 		dim = substr(line, RSTART + 1, RLENGTH - 2)
 		line = trim(substr(line, 1, RSTART - 1))
+		# A flexible array member: no bytes of the struct's own.
+		if (trim(dim) == "")
+			next
 	}
 	n = split(line, w, /[ \t]+/)
 	name = w[n]
@@ -123,7 +126,10 @@ cur != "" {
 		type = "struct " w[2]
 	i = ++nmem[cur]
 	mname[cur, i] = name
-	if (i == 1 && name == "size" && type == "__u32" && dim == "") {
+	# The size of an extensible struct: first, or (struct
+	# ketw_pid_filter) after the session's name.
+	if (name == "size" && type == "__u32" && dim == "" &&
+	    (i == 1 || (i == 2 && mname[cur, 1] == "session"))) {
 		kind = "SIZE"
 		sized[cur] = 1
 	} else if (type == "char" && dim == "KETW_NAME_MAX") {

@@ -578,6 +578,94 @@ static inline int is_system(const struct ketw_event_header *h, uint32_t id)
 	       !memcmp(h->provider_guid, zero, KETW_GUID_SIZE);
 }
 
+/*
+ * The extended data items of record @h (KETW_RECORD_EXT), parsed here,
+ * not by libketw: the types present, each item's data, the payload after
+ * them; @it->bad if the items area is malformed.
+ */
+struct items {
+	unsigned int mask;		/* KETW_EXT_BIT()s present */
+	unsigned int count;
+	uint64_t kstack[KETW_EXT_STACK_MAX], ustack[KETW_EXT_STACK_MAX];
+	unsigned int nk, nu;
+	uint64_t prog_addr;
+	struct ketw_ext_cpu_time cpu;
+	struct ketw_ext_pid_ns ns;
+	struct ketw_ext_activity act;
+	uint32_t payload_len;
+	const unsigned char *payload;
+	int bad;
+};
+
+static inline void parse_items(const struct ketw_event_header *h,
+			       struct items *it)
+{
+	const unsigned char *p = (const void *)(h + 1);
+	struct ketw_ext_header eh;
+	struct ketw_ext_item x;
+	size_t off;
+	unsigned int i;
+
+	memset(it, 0, sizeof(*it));
+	it->payload_len = h->size - KETW_EVENT_HEADER_SIZE;
+	it->payload = p;
+	if (!(h->flags & KETW_RECORD_EXT))
+		return;
+	memcpy(&eh, p, sizeof(eh));
+	if (eh.size < 8 || eh.size % 8 ||
+	    eh.size > h->size - KETW_EVENT_HEADER_SIZE) {
+		it->bad = 1;
+		return;
+	}
+	it->payload_len -= eh.size;
+	it->payload = p + eh.size;
+	it->count = eh.count;
+	for (i = 0, off = 8; i < eh.count; i++) {
+		const unsigned char *d = p + off + sizeof(x);
+
+		if (off + sizeof(x) > eh.size) {
+			it->bad = 1;
+			return;
+		}
+		memcpy(&x, p + off, sizeof(x));
+		off += KETW_EXT_ITEM_SPAN((size_t)x.size);
+		if (off > eh.size) {
+			it->bad = 1;
+			return;
+		}
+		if ((x.type == KETW_EXT_KSTACK || x.type == KETW_EXT_USTACK) &&
+		    x.size > 8 * KETW_EXT_STACK_MAX) {
+			it->bad = 1;
+			return;
+		}
+		it->mask |= KETW_EXT_BIT(x.type);
+		switch (x.type) {
+		case KETW_EXT_KSTACK:
+			it->nk = x.size / 8;
+			memcpy(it->kstack, d, it->nk * 8);
+			break;
+		case KETW_EXT_USTACK:
+			it->nu = x.size / 8;
+			memcpy(it->ustack, d, it->nu * 8);
+			break;
+		case KETW_EXT_PROG_ADDR:
+			memcpy(&it->prog_addr, d, 8);
+			break;
+		case KETW_EXT_CPU_TIME:
+			memcpy(&it->cpu, d, sizeof(it->cpu));
+			break;
+		case KETW_EXT_PID_NS:
+			memcpy(&it->ns, d, sizeof(it->ns));
+			break;
+		case KETW_EXT_ACTIVITY:
+			memcpy(&it->act, d, sizeof(it->act));
+			break;
+		}
+	}
+	if (off != eh.size)
+		it->bad = 1;
+}
+
 /* Create, attach and start session @name with @a's other fields. */
 /*
  * KETW_IOC_ENABLE: @session takes @provider (by name, or by @guid when

@@ -64,10 +64,20 @@ struct kfuzz_struct {
 	const char *name;
 	size_t size;
 	size_t ver0;	/* oldest size the kernel takes; 0 if not extensible */
-	int sized;	/* extensible: starts with __u32 size */
+	int sized;	/* extensible: has a __u32 size (see kfuzz_size_field()) */
 	const struct kfuzz_field *fields;
 	size_t nr_fields;
 };
+
+/* An extensible struct's size field: first, or after a session name. */
+static inline const struct kfuzz_field *
+kfuzz_size_field(const struct kfuzz_struct *st)
+{
+	for (size_t i = 0; i < st->nr_fields; i++)
+		if (st->fields[i].kind == KFUZZ_F_SIZE)
+			return &st->fields[i];
+	return &st->fields[0];
+}
 
 struct kfuzz_ioctl {
 	const char *name;

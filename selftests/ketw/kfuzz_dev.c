@@ -813,7 +813,7 @@ static void op_session(struct kfuzz_thread *t)
 
 	if (fd < 0)
 		return;
-	switch (kfuzz_below(r, 16)) {
+	switch (kfuzz_below(r, 17)) {
 	case 0:
 	case 1: {
 		static const uint32_t kbs[] = { 0, 4, 8, 16, 64, 256 };
@@ -939,6 +939,37 @@ static void op_session(struct kfuzz_thread *t)
 		CALL(t, ioctl(fd, KETW_IOC_TRIGGER_ADD, &tr),
 		     "ioctl(%d, TRIGGER_ADD, '%s', '%s':%u)", fd, name, tr.provider,
 		     tr.event_id);
+		break;
+	}
+	case 14: {	/* a process filter: ours (and our children), init, none */
+		struct ketw_pid_filter pf;
+		int32_t *pids = (int32_t *)z->scratch.base;
+		uint32_t i;
+
+		memset(&pf, 0, sizeof(pf));
+		snprintf(pf.session, sizeof(pf.session), "%s", name);
+		pf.size = sizeof(pf);
+		pf.pids = (uintptr_t)pids;
+		if (kfuzz_pct(r, 30)) {
+			pf.capacity = kfuzz_below(r, 8);
+			if (CALL(t, ioctl(fd, KETW_IOC_GET_PIDS, &pf),
+				 "ioctl(%d, GET_PIDS, '%s' cap %u)", fd, name, pf.capacity))
+				break;
+			if (!(pf.flags & KETW_PIDS_ACTIVE) && pf.count)
+				kfuzz_fail(K, t, "GET_PIDS: %u pids without a filter", pf.count);
+			if (pf.count > KETW_PIDS_MAX)
+				kfuzz_fail(K, t, "GET_PIDS: %u pids", pf.count);
+			break;
+		}
+		pf.count = kfuzz_pct(r, 20) ? 0 : 1 + kfuzz_below(r, 4);
+		for (i = 0; i < pf.count; i++)
+			pids[i] = kfuzz_pct(r, 60) ? getpid() :
+				  kfuzz_pct(r, 50) ? 1 : getppid();
+		if (pf.count && kfuzz_pct(r, 50))
+			pf.flags = KETW_PIDS_INHERIT;
+		CALL(t, ioctl(fd, KETW_IOC_SET_PIDS, &pf),
+		     "ioctl(%d, SET_PIDS, '%s' %u pids flags %#x)", fd, name, pf.count,
+		     pf.flags);
 		break;
 	}
 	default: {
@@ -2356,7 +2387,8 @@ TEST(contracts)
 			/* Size games: every value of size_game(), both tails. */
 			for (v = 0; st && st->sized && v < 36; v++) {
 				build_arg(t, st, 0, PLACE_OK, &b);
-				mutate_field(t, st, &st->fields[0], b.arg, &b);
+				mutate_field(t, st, kfuzz_size_field(st), b.arg,
+					     &b);
 				b.mutated = 0;
 				if (b.usize > st->size && b.usize <= F.page && (v & 1)) {
 					((unsigned char *)b.arg)[b.usize - 1] = 0x5a;

@@ -4,7 +4,9 @@
  *
  * Worker threads, each with its own PRNG derived from the seed:
  *
- *   ctl (3)   write hostile strings to every file of the tree (found by
+ *   ctl (3)   write hostile strings to every file of the tree (pids
+ *             included: process filters come and go under the others;
+ *             found by
  *             walking it, and by name for sessions that may not exist),
  *             whole, split, at odd offsets, from bad pointers; read
  *             them back; keep some files open across rmdir and mkdir
@@ -19,7 +21,10 @@
  *   ioctl     create, attach, start, stop, destroy sessions of the same
  *             names through /dev/ketw; read them; register user
  *             providers whose payloads look like record headers
- *   emit      makes ketw_sample log events
+ *   emit      makes ketw_sample log events, which the ftrace events
+ *             ketw:ketw_event and ketw:ketw_items (on for the run, if
+ *             tracefs is there) bridge with the items that the
+ *             workers write to bridge_items
  *
  * A watchdog fails the test when a system call does not return within
  * KFZ_STUCK_S seconds, and prints what it was and the thread's kernel
@@ -62,6 +67,7 @@
 #define KFZ_CHECK		"kfzchk"
 #define KFZ_KEEPER		"kfzkeep"	/* holds the sample's branch on */
 #define KETW_MAX_BUFFER		"/sys/module/ketw/parameters/max_buffer_kb"
+#define KFZ_TRACE_EVENTS	"/sys/kernel/tracing/events/ketw/enable"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
@@ -77,8 +83,8 @@ static const char *const pool[] = {
 /* Files of a session, some of them not there. */
 static const char *const sfiles[] = {
 	"enable", "buffer_size_kb", "policy", "max_data_size", "clock",
-	"rundown", "providers", "event_set", "status", "stats", "trace",
-	"trace_pipe", "trigger", "per_cpu/cpu0/trace_pipe_raw",
+	"items", "rundown", "providers", "event_set", "status", "stats", "trace",
+	"trace_pipe", "trigger", "pids", "per_cpu/cpu0/trace_pipe_raw",
 	"per_cpu/cpu1/trace_pipe_raw", "per_cpu/cpu0/stats",
 	"per_cpu/cpu1/stats", "per_cpu/cpu99/stats", "per_cpu/cpu01/stats",
 	"nonexistent", "per_cpu", ".",
@@ -142,6 +148,7 @@ static struct {
 	char max_buffer[32];	/* max_buffer_kb before the fuzz */
 	int second_ok;			/* KFS2 can be mounted */
 	int meta;			/* scribble on meta pages */
+	int traced;			/* ketw's ftrace events are on */
 	uint64_t seed;
 	unsigned int seconds;
 	long ncpu;
@@ -295,6 +302,17 @@ static const char *const bad_event_set[] = {
 	"ketw-sample: 1 2 99999999999", "1-2-3", NULL,
 };
 
+/* items and bridge_items: the same words. */
+static const char *const good_items[] = {
+	"none", "stack", "stack,cputime", "pidns,progaddr", "activity\n",
+	"stack,ustack,cputime,progaddr,pidns,activity", "ustack,stack", NULL,
+};
+static const char *const bad_items[] = {
+	"stak", "STACK", "stack,", ",stack", "stack,,pidns", "stack pidns",
+	"stack, pidns", "none,stack", "all", "0x2", "2", " ",
+	"stackstackstackstack", "items=stack", NULL,
+};
+
 static const char *const good_trigger[] = {
 	"ketw-sample:1", "ketw-sample:2:3 code=5 action=stop post=10",
 	"ketw-sample:1 index=2 action=wake interval=1", "!1", "!",
@@ -308,6 +326,16 @@ static const char *const bad_trigger[] = {
 	"ketw-sample:2 text=1", "ketw-sample:1 action=wake post=1", NULL,
 };
 
+/* Pid 1 (the guest's init) is there; 4194303 (PID_MAX_LIMIT - 1) is not. */
+static const char *const good_pids[] = {
+	"1", "1 inherit", "inherit 1", "1,1", "none", "none\n", "\t1 ",
+	"1 inherit inherit", NULL,
+};
+static const char *const bad_pids[] = {
+	"0", "-1", "x", "inherit", "none 1", "1 none", "4194303",
+	"2147483648", "1-2", "1 2x", "+", "1 inheritx", NULL,
+};
+
 static const struct spec specs[] = {
 	{ "enable", good_enable, bad_enable },
 	{ "buffer_size_kb", good_bsk, bad_bsk },
@@ -318,6 +346,9 @@ static const struct spec specs[] = {
 	{ "providers", good_providers, bad_providers },
 	{ "event_set", good_event_set, bad_event_set },
 	{ "trigger", good_trigger, bad_trigger },
+	{ "items", good_items, bad_items },
+	{ "bridge_items", good_items, bad_items },
+	{ "pids", good_pids, bad_pids },
 };
 
 static const char *const nums[] = {
@@ -336,6 +367,7 @@ static const char *const words[] = {
 	"6b657477-7361-6d70-6c65-0000000000aa", "level=", "match_any=",
 	"match_all=", "keywords=", "!", ":", "-", ",", "=", "0x", "ffffffff",
 	"5", "1023", "1024", "kfz-up0", "*", "\t", " ", "no-such",
+	"items=", "stack", "pidns", "none",
 };
 
 static const struct spec *spec_of(const char *base)
@@ -574,7 +606,9 @@ static void pick_path(struct worker *w, char *path, size_t len)
 	}
 	switch (rn(w, 10)) {
 	case 0:
-		snprintf(path, len, "%s/header_format", root(w));
+		snprintf(path, len, "%s/%s", root(w),
+			 PICK(w, ((const char *const[]){ "header_format",
+				"bridge_items" })));
 		break;
 	case 1:
 		snprintf(path, len, "%s/providers/ketw-sample/%s", root(w),
@@ -612,6 +646,51 @@ static int one_of(const char *s, const char *const *l)
 	return 0;
 }
 
+/* "none", or item words, each once, in the order of their types. */
+static int items_ok(const char *s)
+{
+	static const char *const w[] = {
+		"stack", "ustack", "cputime", "progaddr", "pidns", "activity",
+	};
+	unsigned int i, next = 0;
+	size_t n;
+
+	if (!strcmp(s, "none\n"))
+		return 1;
+	for (;;) {
+		for (i = next; i < sizeof(w) / sizeof(w[0]); i++) {
+			n = strlen(w[i]);
+			if (!strncmp(s, w[i], n) && (s[n] == ',' || s[n] == '\n'))
+				break;
+		}
+		if (i == sizeof(w) / sizeof(w[0]))
+			return 0;
+		s += strlen(w[i]);
+		if (!strcmp(s, "\n"))
+			return 1;
+		s++;
+		next = i + 1;
+	}
+}
+
+/*
+ * pids: one line, "none", or pids between single blanks then maybe
+ * "inherit" (a filter whose processes all ended: empty, or "inherit").
+ */
+static int pids_ok(const char *s)
+{
+	if (!strcmp(s, "none\n"))
+		return 1;
+	while (*s >= '1' && *s <= '9') {
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (*s != ' ')
+			return !strcmp(s, "\n");
+		s++;
+	}
+	return !strcmp(s, "\n") || !strcmp(s, "inherit\n");
+}
+
 /* What a whole control file must read. */
 static int ctl_content_ok(const char *base, const char *s)
 {
@@ -629,6 +708,10 @@ static int ctl_content_ok(const char *base, const char *s)
 		return is_uint(s, 4, 262144);
 	if (!strcmp(base, "max_data_size"))
 		return is_uint(s, 1, 65464);
+	if (!strcmp(base, "items") || !strcmp(base, "bridge_items"))
+		return items_ok(s);
+	if (!strcmp(base, "pids"))
+		return pids_ok(s);
 	return 1;
 }
 
@@ -1689,6 +1772,10 @@ FIXTURE_TEARDOWN(kfuzz)
 	ketw_cleanup(KFZ_CHECK);
 	if (F.max_buffer[0])
 		write_str(KETW_MAX_BUFFER, F.max_buffer);
+	if (F.traced)
+		write_str(KFZ_TRACE_EVENTS, "0");
+	if (kfs_mounted())
+		write_str(KFS "/bridge_items", "none");
 	if (F.keeper > 0) {
 		ketw_ref(F.keeper, KETW_IOC_DESTROY, KFZ_KEEPER);
 		close(F.keeper);
@@ -1746,6 +1833,10 @@ TEST_F_TIMEOUT(kfuzz, fuzz, 24 * 3600)
 		ASSERT_EQ(0, ketw_ref(F.keeper, KETW_IOC_START, KFZ_KEEPER));
 	}
 
+	/* The bridge too, so that what bridge_items says is used. */
+	F.traced = !write_str(KFZ_TRACE_EVENTS, "1");
+	printf("# ftrace events ketw:*: %s\n", F.traced ? "on" : "not there");
+
 	/* No SA_RESTART: the timers interrupt blocking calls. */
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	for (i = 0; i < NWORKERS; i++) {
@@ -1787,6 +1878,16 @@ TEST_F_TIMEOUT(kfuzz, fuzz, 24 * 3600)
 	EXPECT_EQ(0, atomic_load(&F.failed))
 		TH_LOG("reproduce: KETW_FUZZ_SEED=%llu KETW_FUZZ_SECONDS=%u",
 		       (unsigned long long)F.seed, F.seconds);
+
+	if (F.traced) {
+		EXPECT_EQ(0, write_str(KFZ_TRACE_EVENTS, "0"));
+		F.traced = 0;
+	}
+	/* bridge_items still takes and shows words; none is the default. */
+	EXPECT_EQ(0, write_str(KFS "/bridge_items", "stack,pidns"));
+	EXPECT_EQ(0, read_str(KFS "/bridge_items", path, sizeof(path)) < 0);
+	EXPECT_STREQ("stack,pidns", path);
+	EXPECT_EQ(0, write_str(KFS "/bridge_items", "none"));
 
 	/* What the workers wrote to max_buffer_kb goes (the rest may need it). */
 	EXPECT_EQ(0, write_str(KETW_MAX_BUFFER, F.max_buffer));

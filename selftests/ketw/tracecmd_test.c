@@ -5,19 +5,30 @@
  * neither a session nor the ftrace event wants it; the ftrace event alone
  * turns it on; sessions and ftrace get the same events, and neither turns
  * the branch off under the other. trace-cmd (Debian's, packed into the
- * guest with its libraries) records and reports the events.
+ * guest with its libraries) records and reports the events. The second
+ * event, ketw:ketw_items, follows each ketw_event with the items
+ * ketwfs's bridge_items names, values checked, in tracefs's text and in
+ * trace-cmd's report (which must parse its format).
  *
  * The branch is read from kernel memory: the sample's sample_provider
  * from /proc/kallsyms, its static key's count through /proc/kcore.
  */
 #include "ketw_test.h"
 #include <elf.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 
 #define SESSION		"tracecmd_test"
 #define TRACEFS		"/sys/kernel/tracing/"
 #define EV_ENABLE	TRACEFS "events/ketw/ketw_event/enable"
+#define ITEMS_ENABLE	TRACEFS "events/ketw/ketw_items/enable"
+#define KFS		"/sys/kernel/ketw"
+#define KETWFS_MAGIC	0x6b657477
+#define BRIDGE_ITEMS	KFS "/bridge_items"
+#define TC_PID		"/tmp/ketw-tracecmd.pid"
 #define TRACE_CMD	"/usr/bin/trace-cmd"
 #define TC_DAT		"/tmp/ketw-tracecmd.dat"
 #define TC_LOG		"/tmp/ketw-tracecmd.log"
@@ -331,6 +342,226 @@ static int count_tev(const char *text)
 	return n;
 }
 
+/* ---- ketw_items lines ------------------------------------------------------ */
+
+#define TI_MAX	64
+
+struct titems {
+	char items[128];
+	char prog[256];
+	unsigned int vpid, vtid;
+	unsigned long long pid_ns, kernel_ns, user_ns, runtime_ns;
+	char activity[40], related[40];
+	unsigned long long kstack[TI_MAX], ustack[TI_MAX];
+	unsigned int nk, nu;
+};
+
+/* The text of @line between "@key=" and the next " @next=" (or the end). */
+static int field(const char *line, const char *key, const char *next,
+		 char *out, size_t len)
+{
+	char k[32];
+	const char *p, *e;
+
+	snprintf(k, sizeof(k), " %s=", key);
+	p = strstr(line, k);
+	if (!p)
+		return -1;
+	p += strlen(k);
+	if (next) {
+		snprintf(k, sizeof(k), " %s=", next);
+		e = strstr(p, k);
+		if (!e)
+			return -1;
+	} else {
+		e = p + strlen(p);
+	}
+	if ((size_t)(e - p) >= len)
+		return -1;
+	memcpy(out, p, e - p);
+	out[e - p] = 0;
+	return 0;
+}
+
+/*
+ * An array as __print_array() shows it: "{0x1,0x2}" in the kernel's
+ * text, "1 2" (decimal) in trace-cmd's. Returns the count, -1 if bad.
+ */
+static int parse_array(const char *s, unsigned long long *v, unsigned int max)
+{
+	unsigned int n = 0;
+	char *end;
+
+	for (;;) {
+		while (*s == '{' || *s == '}' || *s == ',' || *s == ' ')
+			s++;
+		if (!*s)
+			return n;
+		if (n == max)
+			return -1;
+		errno = 0;
+		v[n++] = strtoull(s, &end, 0);
+		if (errno || end == s)
+			return -1;
+		s = end;
+	}
+}
+
+/* 1: @line is a ketw_items, in @t; 0: another line; -1: malformed. */
+static int parse_titems(const char *line, struct titems *t)
+{
+	const char *p = strstr(line, "ketw_items:");
+	char buf[2048];
+	int n;
+
+	if (!p)
+		return 0;
+	p += strlen("ketw_items:");
+	memset(t, 0, sizeof(*t));
+	if (field(p, "items", "prog", t->items, sizeof(t->items)) ||
+	    field(p, "prog", "vpid", t->prog, sizeof(t->prog)) ||
+	    sscanf(strstr(p, " vpid="), " vpid=%u vtid=%u pid_ns=%llu kernel_ns=%llu user_ns=%llu runtime_ns=%llu activity=%39s related=%39s",
+		   &t->vpid, &t->vtid, &t->pid_ns, &t->kernel_ns,
+		   &t->user_ns, &t->runtime_ns, t->activity,
+		   t->related) != 8 ||
+	    field(p, "kstack", "ustack", buf, sizeof(buf)))
+		return -1;
+	n = parse_array(buf, t->kstack, TI_MAX);
+	if (n < 0 || field(p, "ustack", NULL, buf, sizeof(buf)))
+		return -1;
+	t->nk = n;
+	n = parse_array(buf, t->ustack, TI_MAX);
+	if (n < 0)
+		return -1;
+	t->nu = n;
+	return 1;
+}
+
+/* Where kallsyms puts @name of the sample and the next symbol after it. */
+static void sample_fn_range(const char *name, uint64_t *lo, uint64_t *hi)
+{
+	char line[512], sym[256];
+	unsigned long long a;
+	FILE *f;
+	char t;
+
+	*lo = ksym(name, "ketw_sample");
+	*hi = *lo + 0x1000;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, sym) == 3 &&
+		    a > *lo && a < *hi)
+			*hi = a;
+	fclose(f);
+}
+
+/*
+ * What a ketw_items line after a sample tick logged by task @pid (0:
+ * this thread) must show, bridge_items being stack,cputime,progaddr,
+ * pidns: @task says whether the tick came from task context (else the
+ * task items are absent).
+ */
+static void expect_titems(struct __test_metadata *_metadata,
+			  const struct titems *t, pid_t pid, int task,
+			  const char *line)
+{
+	static const char zero[] = "00000000-0000-0000-0000-000000000000";
+	uint64_t lo, hi;
+	struct stat ns;
+
+	EXPECT_STREQ(task ? "stack,cputime,progaddr,pidns" : "stack,progaddr",
+		     t->items) TH_LOG("%.300s", line);
+	EXPECT_EQ(0, strncmp(t->prog, "sample_emit_one+0x", 18))
+		TH_LOG("%.300s", line);
+	EXPECT_STREQ(zero, t->activity);
+	EXPECT_STREQ(zero, t->related);
+	EXPECT_EQ(0, t->nu);
+	/* The stack starts in the function that called ketw_write(). */
+	ASSERT_LE(2, t->nk) TH_LOG("%.300s", line);
+	sample_fn_range("sample_emit_one", &lo, &hi);
+	ASSERT_NE(0, lo);
+	EXPECT_TRUE(t->kstack[0] > lo && t->kstack[0] < hi)
+		TH_LOG("kstack[0] 0x%llx, sample_emit_one 0x%llx-0x%llx",
+		       t->kstack[0], (unsigned long long)lo,
+		       (unsigned long long)hi);
+	if (!task) {
+		EXPECT_EQ(0, t->vpid);
+		EXPECT_EQ(0, t->vtid);
+		EXPECT_EQ(0, t->pid_ns);
+		EXPECT_EQ(0, t->runtime_ns);
+		return;
+	}
+	ASSERT_EQ(0, stat("/proc/self/ns/pid", &ns));
+	EXPECT_EQ(pid ? (unsigned int)pid : (unsigned int)getpid(), t->vpid);
+	EXPECT_EQ(pid ? (unsigned int)pid : (unsigned int)gettid(), t->vtid);
+	EXPECT_EQ((unsigned long long)ns.st_ino, t->pid_ns);
+	EXPECT_LT(0, t->runtime_ns);
+}
+
+/*
+ * Walk @text: each ketw_event line must be followed by a ketw_items line
+ * (the next ketw line), those after a sample tick checked by
+ * expect_titems(); with @want 0, no ketw_items line may appear. Returns
+ * the ticks seen.
+ */
+static int walk_titems(struct __test_metadata *_metadata, const char *text,
+		       int want, pid_t pid)
+{
+	/* What the last ketw line was: */
+	enum { NONE, EVENT, TASK_TICK, IRQ_TICK } last = NONE;
+	int ticks = 0, titems = 0, r;
+	const char *line = text;
+	char buf[8192];
+	struct titems t;
+	struct tev e;
+	size_t l;
+
+	for (; *line; line += l + (line[l] == '\n')) {
+		l = strcspn(line, "\n");
+		memcpy(buf, line, l < sizeof(buf) ? l : sizeof(buf) - 1);
+		buf[l < sizeof(buf) ? l : sizeof(buf) - 1] = 0;
+		r = parse_titems(buf, &t);
+		if (r) {
+			EXPECT_EQ(1, r) TH_LOG("malformed: %.300s", buf);
+			EXPECT_NE(NONE, last) TH_LOG("after no event: %.300s",
+						     buf);
+			if (r > 0 && last >= TASK_TICK)
+				expect_titems(_metadata, &t, pid,
+					      last == TASK_TICK, buf);
+			titems++;
+			last = NONE;
+			continue;
+		}
+		r = parse_tev(buf, &e);
+		if (!r)
+			continue;
+		ASSERT_EQ(1, r) TH_LOG("malformed: %.300s", buf);
+		if (want)
+			EXPECT_EQ(NONE, last)
+				TH_LOG("no ketw_items before %.300s", buf);
+		last = EVENT;
+		if (strcmp(e.provider, KETW_SAMPLE_NAME) ||
+		    e.id != KETW_SAMPLE_EV_TICK)
+			continue;
+		ticks++;
+		last = strcmp(e.context, "task") ? IRQ_TICK : TASK_TICK;
+	}
+	if (want)
+		EXPECT_EQ(NONE, last) TH_LOG("no ketw_items after the last event");
+	if (!want)
+		EXPECT_EQ(0, titems);
+	return ticks;
+}
+
+static int kfs_mounted(void)
+{
+	struct statfs sf;
+
+	return !statfs(KFS, &sf) && sf.f_type == KETWFS_MAGIC;
+}
+
 /* ---- tests ---------------------------------------------------------------- */
 
 FIXTURE(bridge) {
@@ -338,6 +569,7 @@ FIXTURE(bridge) {
 	struct ketw_session_attr attr;
 	struct drained d;
 	char *text;
+	int kfs_here;
 };
 
 FIXTURE_SETUP(bridge)
@@ -354,6 +586,16 @@ FIXTURE_SETUP(bridge)
 	self->text = NULL;
 	ASSERT_EQ(0, access(EV_ENABLE, W_OK))
 		TH_LOG("no ketw:ketw_event in tracefs");
+	ASSERT_EQ(0, access(ITEMS_ENABLE, W_OK))
+		TH_LOG("no ketw:ketw_items in tracefs");
+	self->kfs_here = 0;
+	if (!kfs_mounted()) {
+		ASSERT_EQ(0, mount("none", KFS, "ketwfs", 0, NULL))
+			TH_LOG("mount -t ketwfs: %s", strerror(errno));
+		self->kfs_here = 1;
+	}
+	ASSERT_EQ(0, write_str(BRIDGE_ITEMS, "none"));
+	ASSERT_EQ(0, write_str(ITEMS_ENABLE, "0"));
 	ASSERT_EQ(0, ev_enable(0));
 	ASSERT_EQ(0, write_str(TRACEFS "tracing_on", "1"));
 	ASSERT_EQ(0, trace_clear());
@@ -363,6 +605,10 @@ FIXTURE_SETUP(bridge)
 FIXTURE_TEARDOWN(bridge)
 {
 	ev_enable(0);
+	write_str(ITEMS_ENABLE, "0");
+	write_str(BRIDGE_ITEMS, "none");
+	if (self->kfs_here)
+		umount2(KFS, MNT_DETACH);
 	trace_clear();
 	ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION);
 	close(self->fd);
@@ -710,6 +956,137 @@ TEST_F(bridge, trace_cmd_record_report)
 	ASSERT_EQ(0, status);
 	expect_ticks(_metadata, self->text, 20, 1);
 	unlink(TC_DAT);
+}
+
+/*
+ * ketw_items follows each bridged event with the items bridge_items
+ * names: from task context all of them, from hardirq and NMI those that
+ * need no task. A session that wants other items of the same events
+ * gets exactly its own, from the same capture. With bridge_items none,
+ * or ketw_items off, there is no ketw_items line.
+ */
+TEST_F(bridge, items_in_trace_text)
+{
+	const struct ketw_event_header *h;
+	struct ketw_sample_tick tick;
+	struct items it;
+	size_t off = 0;
+	int bad = 0, n = 0;
+	char *line;
+
+	ASSERT_EQ(0, pin_cpu(0));
+	/* Words in any order, read back in the order of their types. */
+	EXPECT_EQ(-EINVAL, write_str(BRIDGE_ITEMS, "stak"));
+	ASSERT_EQ(0, write_str(BRIDGE_ITEMS, "pidns,progaddr,cputime,stack"));
+	EXPECT_EQ(-EINVAL, write_str(BRIDGE_ITEMS, "stack pidns"));
+	EXPECT_EQ(-EINVAL, write_str(BRIDGE_ITEMS, "stack,"));
+	self->text = slurp(BRIDGE_ITEMS);
+	ASSERT_NE(NULL, self->text);
+	EXPECT_STREQ("stack,cputime,progaddr,pidns\n", self->text);
+
+	self->attr.ext_items = KETW_EXT_BIT(KETW_EXT_CPU_TIME);
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(0, ev_enable(1));
+	ASSERT_EQ(0, write_str(ITEMS_ENABLE, "1"));
+	ASSERT_EQ(0, sample_emit(3));
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), "hardirq"));
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_ctx"), "nmi"));
+	free(self->text);
+	self->text = slurp(TRACEFS "trace");
+	ASSERT_NE(NULL, self->text);
+	EXPECT_EQ(5, walk_titems(_metadata, self->text, 1, 0));
+	EXPECT_EQ(5, count_of(self->text, "ketw_items:"));
+	line = strstr(self->text, "ketw_items:");
+	if (line)
+		printf("# %.*s\n", (int)strcspn(line, "\n"), line);
+
+	/* The session's records: CPU times, and none from interrupts. */
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		if (!is_sample(h))
+			continue;
+		parse_items(h, &it);
+		EXPECT_EQ(0, it.bad);
+		memcpy(&tick, it.payload, sizeof(tick));
+		EXPECT_EQ(tick.index >= KETW_SAMPLE_CTX_HARDIRQ ? 0 :
+			  KETW_EXT_BIT(KETW_EXT_CPU_TIME), it.mask)
+			TH_LOG("tick %u", tick.index);
+		n++;
+	}
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(5, n);
+
+	/* bridge_items none: ketw_event alone. */
+	ASSERT_EQ(0, trace_clear());
+	ASSERT_EQ(0, write_str(BRIDGE_ITEMS, "none"));
+	ASSERT_EQ(0, sample_emit(3));
+	free(self->text);
+	self->text = slurp(TRACEFS "trace");
+	ASSERT_NE(NULL, self->text);
+	EXPECT_EQ(3, walk_titems(_metadata, self->text, 0, 0));
+
+	/* ketw_items off: the same, whatever bridge_items says. */
+	ASSERT_EQ(0, trace_clear());
+	ASSERT_EQ(0, write_str(BRIDGE_ITEMS, "stack"));
+	ASSERT_EQ(0, write_str(ITEMS_ENABLE, "0"));
+	ASSERT_EQ(0, sample_emit(3));
+	free(self->text);
+	self->text = slurp(TRACEFS "trace");
+	ASSERT_NE(NULL, self->text);
+	EXPECT_EQ(3, walk_titems(_metadata, self->text, 0, 0));
+}
+
+/*
+ * Record "-e ketw" with trace-cmd and report: with bridge_items set,
+ * each of the sample's events is followed by a ketw_items entry whose
+ * values trace-cmd prints from the event's format (no FAILED TO PARSE):
+ * the program address as the emitting function, the writer's pid and
+ * tid, its stack. With bridge_items none, no ketw_items entry.
+ */
+TEST_F(bridge, items_trace_cmd_report)
+{
+	static const char *const rounds[] = {
+		"progaddr,pidns,cputime,stack", "none",
+	};
+	int status, attempt, r;
+	pid_t pid;
+
+	KETW_REQUIRE_PATH(TRACE_CMD, X_OK, "make check packs it: EXTRA_BINS");
+	for (r = 0; r < 2; r++) {
+		ASSERT_EQ(0, write_str(BRIDGE_ITEMS, rounds[r]));
+		/* Twice at most: see trace_cmd_record_report. */
+		for (attempt = 0; attempt < 2; attempt++) {
+			unlink(TC_DAT);
+			unlink(TC_PID);
+			ASSERT_EQ(0, system(TRACE_CMD " record -q -e ketw -o "
+					    TC_DAT " sh -c 'echo $$ > " TC_PID
+					    "; echo 5 > " SAMPLE_PARAM("emit")
+					    "' >" TC_LOG " 2>&1"));
+			free(self->text);
+			self->text = run(TRACE_CMD " report -i " TC_DAT " 2>&1",
+					 &status);
+			ASSERT_NE(NULL, self->text);
+			ASSERT_EQ(0, status);
+			if (count_tev(self->text))
+				break;
+			TH_LOG("trace-cmd recorded nothing; once more");
+		}
+		pid = read_ll(TC_PID);
+		ASSERT_LT(0, pid);
+		EXPECT_EQ(NULL, strstr(self->text, "FAILED TO PARSE"))
+			TH_LOG("%.2000s", self->text);
+		EXPECT_EQ(5, walk_titems(_metadata, self->text, !r, pid))
+			TH_LOG("%.2000s", self->text);
+		EXPECT_EQ(r ? 0 : 5, count_of(self->text, "ketw_items:"));
+		if (!r && strstr(self->text, "ketw_items:"))
+			printf("# %.*s\n",
+			       (int)strcspn(strstr(self->text, "ketw_items:"),
+					    "\n"),
+			       strstr(self->text, "ketw_items:"));
+	}
+	unlink(TC_DAT);
+	unlink(TC_PID);
 }
 
 /*

@@ -52,6 +52,8 @@ int cmd_stop(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
@@ -110,6 +112,8 @@ int cli_getopt_long(int argc, char **argv, const char *optstring,
 #define CLI_OPT_POST		0x108
 #define CLI_OPT_ACTION		0x109
 #define CLI_OPT_INTERVAL	0x10a
+#define CLI_OPT_PID		0x10b
+#define CLI_OPT_INHERIT		0x10c
 
 /*
  * The command line of a command that takes "-s NAME" and nothing else:
@@ -121,6 +125,11 @@ int cli_session_only(int argc, char **argv, const char **name, int *fd);
 
 /* Check a -s argument; a usage error (returns 2) if it is not a name. */
 int cli_check_session_name(const char *cmd, const char *name);
+/*
+ * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
+ * -EINVAL if it is not that (report and plot --from, --to).
+ */
+int cli_parse_seconds(const char *s, uint64_t *ns);
 
 /*
  * Parse an option's number strictly: a usage error naming the option,
@@ -328,6 +337,8 @@ void cli_json_stringf(struct cli_json *j, const char *fmt, ...);
 void cli_json_hex(struct cli_json *j, const unsigned char *p, size_t n);
 void cli_json_u64(struct cli_json *j, uint64_t v);
 void cli_json_s64(struct cli_json *j, int64_t v);
+/* @ns as a number of microseconds with three decimals: 1234.567 */
+void cli_json_us(struct cli_json *j, uint64_t ns);
 void cli_json_bool(struct cli_json *j, bool v);
 void cli_json_null(struct cli_json *j);
 /* @max bytes of @p quoted and escaped (up to a NUL if @stop_at_nul). */
@@ -342,6 +353,8 @@ void cli_json_escaped(FILE *f, const unsigned char *p, size_t max,
 	{ "items", required_argument, NULL, CLI_OPT_ITEMS }, \
 	{ "provider", required_argument, NULL, 'p' }, \
 	{ "filter-out", required_argument, NULL, 'x' }, \
+	{ "pid", required_argument, NULL, CLI_OPT_PID }, \
+	{ "inherit", no_argument, NULL, CLI_OPT_INHERIT }, \
 	CLI_TRIGGER_LONGOPTS
 /* ---- enable.c: the -p and -x options of start, enable and disable ---- */
 
@@ -437,6 +450,11 @@ struct cli_start {
 	uint32_t ext_items;		/* --items: the session's default */
 	uint64_t buffer_kb, max_data, any, all, watermark;
 	struct ketw_session_attr attr;	/* as created (cli_start_session) */
+	int32_t pids[KETW_PIDS_MAX];	/* --pid */
+	unsigned int nr_pids;
+	uint32_t pid_flags;		/* --inherit: KETW_PIDS_INHERIT */
+	bool shaped;			/* an option that shapes a new session */
+	bool may_resume;		/* start: resume a stopped session */
 };
 
 void cli_start_init(struct cli_start *s, const char *cmd);
@@ -449,10 +467,21 @@ int cli_start_option(struct cli_start *s, int c, const char *arg);
 /* After the options: 0, or 2 after a usage error. */
 int cli_start_check(struct cli_start *s);
 /*
- * Create the session, enable its providers, start it and print what
- * runs. Nothing is left behind on failure. 0, 1 or 2 after a message.
+ * Create the session, enable its providers, set its process filter
+ * (--pid), start it and print what runs. Nothing is left behind on
+ * failure. With @s->may_resume, a stopped session of that name is
+ * started again instead (its buffers keep their records). 0, 1 or 2
+ * after a message.
  */
 int cli_start_session(struct cli_start *s, int fd);
+/*
+ * The process filter of session @name as text ("101 102, inherit",
+ * "all"), and the children it could not take from @ss if any; false if
+ * the kernel cannot say (a module without process filters).
+ */
+bool cli_pids_describe(int fd, const char *name,
+		       const struct ketw_session_status *ss, char *buf,
+		       size_t len);
 
 /*
  * ketw record --trigger (trigger.c): a LOOP session as a flight

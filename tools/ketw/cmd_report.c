@@ -119,40 +119,6 @@ static int report_activity_follow(struct ketw_input *in,
 	return 0;
 }
 
-/*
- * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
- * -EINVAL if it is not that.
- */
-static int report_parse_time(const char *s, uint64_t *ns)
-{
-	uint64_t sec = 0, frac = 0;
-	unsigned int digits = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (sec > (UINT64_MAX / 1000000000ull - 9) / 10)
-			return -EINVAL;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (++digits > 9)
-				return -EINVAL;
-			frac = frac * 10 + (uint64_t)(*p - '0');
-		}
-		if (!digits)
-			return -EINVAL;
-		for (; digits < 9; digits++)
-			frac *= 10;
-	}
-	if (*p)
-		return -EINVAL;
-	*ns = sec * 1000000000ull + frac;
-	return 0;
-}
-
 /* Does @rec pass the filters? System events pass --provider, --level and --pid. */
 static bool report_keep(const struct ketw_record *rec,
 			const struct ketw_registry *reg,
@@ -264,7 +230,6 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	const struct ketw_file_stream *fs;
 	uint64_t recs, gaps, tot[8] = { 0 };
 	unsigned int cpu, idle = 0;
-	int64_t offset;
 	char t[64];
 
 	printf("file:     %s (ketw trace format %u.%u%s)\n", path,
@@ -276,12 +241,14 @@ static void report_summary(const char *path, const struct ketw_input *in,
 	printf("buffers:  %u KiB per cpu, policy %s, max data %u bytes\n",
 	       s->buffer_kb, cli_or(ketw_policy_name(s->policy), "?"),
 	       s->max_data_size);
-	printf("clock:    %s (resolution %u ns)\n",
+	printf("clock:    %s (resolution %u ns)",
 	       cli_or(ketw_clock_name(h->clock), "?"), s->clock_resolution);
-	if (!ketw_input_clock_offset(in, &offset, NULL))
-		printf("wall:     timestamps + %lld ns = CLOCK_REALTIME (0 was %s)\n",
-		       (long long)offset,
-		       cli_time_format((uint64_t)offset, t, sizeof(t)));
+	if (h->realtime_ref)
+		printf(", %llu.%09llu at %s",
+		       (unsigned long long)(h->clock_ref / 1000000000ull),
+		       (unsigned long long)(h->clock_ref % 1000000000ull),
+		       cli_time_format(h->realtime_ref, t, sizeof(t)));
+	printf("\n");
 	printf("filter:   level %s, match_any 0x%llx, match_all 0x%llx (the default; providers enabled one by one have their own)\n",
 	       s->level ? cli_or(ketw_level_name(s->level), "?") : "all",
 	       (unsigned long long)s->match_any,
@@ -317,6 +284,12 @@ static void report_summary(const char *path, const struct ketw_input *in,
 		       (unsigned long long)fs->oversize,
 		       (unsigned long long)fs->partial,
 		       (unsigned long long)fs->skipped);
+		if ((fs->flags & KETW_FILE_STREAM_OFFSET) && h->realtime_ref)
+			printf("          its clock against CLOCK_REALTIME drifted %+lld ns from the header's reference by %llu.%09llu\n",
+			       (long long)(fs->realtime_offset -
+					   (int64_t)(h->realtime_ref - h->clock_ref)),
+			       (unsigned long long)(fs->offset_at / 1000000000ull),
+			       (unsigned long long)(fs->offset_at % 1000000000ull));
 		if (fs->dropped_frames || fs->malformed || fs->unknown)
 			printf("          the sender could not send %llu frames (%llu records); %llu frames malformed, %llu of unknown types\n",
 			       (unsigned long long)fs->dropped_frames,
@@ -501,8 +474,8 @@ struct report_file {
 
 /*
  * Every file's records merged by wall-clock time (a timestamp plus its
- * file's clock offset: files of several machines, or a file's chunks),
- * each file's in its own order.
+ * file's clock offset, by the header's clock reference: files of several
+ * machines, or a file's chunks), each file's in its own order.
  */
 static int report_records(struct report_file *f, unsigned int nr,
 			  struct report_opts *o, bool hosts)
@@ -540,6 +513,7 @@ static int report_records(struct report_file *f, unsigned int nr,
 /* Open @path as report does: a file cut short up to its last section. */
 static int report_open(struct report_file *f, const char *path)
 {
+	const struct ketw_file_header *h;
 	char err_msg[256];
 	int err;
 
@@ -552,7 +526,10 @@ static int report_open(struct report_file *f, const char *path)
 					 path, err_msg, path);
 		return cli_error("cannot read %s: %s", path, err_msg);
 	}
-	f->have_offset = !ketw_input_clock_offset(f->in, &f->offset, NULL);
+	/* The header's clock reference: wall-clock time = ts + offset. */
+	h = ketw_input_header(f->in);
+	f->have_offset = h->realtime_ref != 0;
+	f->offset = (int64_t)(h->realtime_ref - h->clock_ref);
 	if (!ketw_input_truncated(f->in))
 		return 0;
 	cli_error("%s: truncated at byte %llu: read %llu complete sections, %llu records (up to byte %llu; its writer died or is still writing, or the file was cut)",
@@ -649,7 +626,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case REPORT_OPT_FROM:
 		case REPORT_OPT_TO:
-			if (report_parse_time(optarg, c == REPORT_OPT_FROM ?
+			if (cli_parse_seconds(optarg, c == REPORT_OPT_FROM ?
 					      &o.from : &o.to))
 				return cli_usage_error(argv[0],
 					"--%s: '%s' is not SECONDS[.FRACTION]",
@@ -694,7 +671,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 		if (!f[i].have_offset && nr > 1)
-			cli_error("note: %s has no clock section: merged by its timestamps as they are",
+			cli_error("note: %s has no clock reference: merged by its timestamps as they are",
 				  f[i].path);
 		hosts |= i && strcmp(ketw_input_header(f[i].in)->hostname,
 				     ketw_input_header(f[0].in)->hostname);

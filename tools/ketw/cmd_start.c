@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ketw start: create a session, enable its providers (-p, -x), start it.
+ * ketw start: create a session, enable its providers (-p, -x), set its
+ * process filter (--pid), start it; or start a stopped session again.
  * The enables come before START, so that the rundown and the filters
  * apply from the first event. The options and the starting are shared
  * with ketw record (ketw_start_*()).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -23,13 +26,51 @@ void cli_start_free(struct cli_start *s)
 	cli_enables_free(&s->en);
 }
 
+/* --pid PID[,PID...]: added to those of earlier --pid options. */
+static int cli_start_pids(struct cli_start *s, const char *arg)
+{
+	const char *p = arg;
+	char *end;
+	long v;
+
+	for (;;) {
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (end == p || errno || v < 1 || v > INT32_MAX ||
+		    (*end && *end != ','))
+			return cli_usage_error(s->cmd,
+				"--pid: '%s' is not a list of process ids (1 or more, separated by commas)",
+				arg);
+		if (s->nr_pids == KETW_PIDS_MAX)
+			return cli_usage_error(s->cmd,
+				"--pid: at most %d processes", KETW_PIDS_MAX);
+		s->pids[s->nr_pids++] = v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
 int cli_start_option(struct cli_start *s, int c, const char *arg)
 {
 	const char *cmd = s->cmd;
 	int r = cli_triggers_option(&s->trig, c, arg);
 
-	if (r >= 0)
+	if (r >= 0) {
+		s->shaped = true;
 		return r;
+	}
+	switch (c) {
+	case CLI_OPT_PID:
+		return cli_start_pids(s, arg);
+	case CLI_OPT_INHERIT:
+		s->pid_flags |= KETW_PIDS_INHERIT;
+		return 0;
+	case 's':
+		s->name = arg;
+		return cli_check_session_name(cmd, arg);
+	}
+	s->shaped = true;
 	switch (c) {
 	case 'p':
 		return cli_enables_add(&s->en, arg);
@@ -44,9 +85,6 @@ int cli_start_option(struct cli_start *s, int c, const char *arg)
 				"--items: '%s' is not a list of stack, ustack, cputime, progaddr, pidns, activity",
 				arg);
 		return 0;
-	case 's':
-		s->name = arg;
-		return cli_check_session_name(cmd, arg);
 	case 'b':
 		return cli_opt_u64(cmd, c, arg, "a number of KiB",
 				   KETW_BUFFER_KB_MIN, KETW_BUFFER_KB_MAX,
@@ -91,7 +129,98 @@ int cli_start_check(struct cli_start *s)
 	if (s->en.nr_x && !s->en.nr)
 		return cli_usage_error(s->cmd,
 				       "-x needs its provider enabled with -p");
+	if (s->pid_flags && !s->nr_pids)
+		return cli_usage_error(s->cmd,
+				       "--inherit needs the processes given with --pid");
 	return 0;
+}
+
+bool cli_pids_describe(int fd, const char *name,
+		       const struct ketw_session_status *ss, char *buf,
+		       size_t len)
+{
+	static int32_t pids[KETW_PIDS_MAX];
+	uint32_t count, flags, i;
+	size_t n = 0;
+
+	if (ketw_session_get_pids(fd, name, pids, KETW_PIDS_MAX, &count,
+				  &flags))
+		return false;
+	buf[0] = '\0';
+	if (!(flags & KETW_PIDS_ACTIVE))
+		n += snprintf(buf, len, "all (no process filter)");
+	else if (!count)
+		n += snprintf(buf, len,
+			      "none left (the session takes no provider event)");
+	for (i = 0; i < count && i < KETW_PIDS_MAX && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%d", i ? " " : "",
+			      pids[i]);
+	if (n < len && (flags & KETW_PIDS_INHERIT))
+		n += snprintf(buf + n, len - n,
+			      ", inherit (and the children they fork)");
+	if (n < len && ss && ss->pids_dropped)
+		snprintf(buf + n, len - n,
+			 ", %u children not taken (the filter was full)",
+			 ss->pids_dropped);
+	return true;
+}
+
+/* --pid: set the process filter of @name; 0, or 1 after a message. */
+static int cli_start_set_pids(struct cli_start *s, int fd, const char *name)
+{
+	int err;
+
+	if (!s->nr_pids)
+		return 0;
+	err = ketw_session_set_pids(fd, name, s->pids, s->nr_pids,
+				    s->pid_flags);
+	if (err == -ESRCH)
+		return cli_error("--pid: a process given is not running (or is a thread id, not its process's)");
+	if (err == -ENOTTY)
+		return cli_error("--pid: this ketw module has no process filters");
+	if (err)
+		return cli_session_error("set the process filter of", name,
+					 err);
+	return 0;
+}
+
+/*
+ * START on session @name, which exists: resume it if it is stopped
+ * and this command only names it (and its processes).
+ */
+static int cli_start_resume(struct cli_start *s, int fd)
+{
+	const char *name = s->name;
+	struct ketw_session_attr *attr = &s->attr;
+	char what[128];
+	int err, ret;
+
+	err = ketw_session_get_attr(fd, name, attr);
+	if (err)
+		return cli_session_error("start", name, err);
+	if (attr->state == KETW_STATE_RUNNING && s->shaped)
+		return cli_session_error("create", name, -EEXIST);
+	if (attr->state == KETW_STATE_RUNNING)
+		return cli_error("session '%s' is already running", name);
+	if (s->shaped)
+		return cli_error("session '%s' exists (stopped): 'ketw start -s %s' alone starts it again as it is (--pid may change its processes); remove it with 'ketw reset -s %s' to make it anew",
+				 name, name, name);
+	ret = cli_start_set_pids(s, fd, name);
+	if (ret)
+		return ret;
+	err = ketw_session_start(fd, name);
+	if (err == -ENOSPC)
+		return cli_error("session '%s' is full (until-full): read it ('ketw extract -s %s') before starting it again",
+				 name, name);
+	if (err)
+		return cli_session_error("start", name, err);
+	printf("session %s: running again (it was %s; its buffers keep the records they held, new ones follow a START record)\n",
+	       name, attr->state == KETW_STATE_CREATED ? "never started" :
+	       "stopped");
+	if (cli_pids_describe(fd, name, NULL, what, sizeof(what)) &&
+	    s->nr_pids)
+		printf("processes: %s\n", what);
+	return CLI_EXIT_OK;
 }
 
 int cli_start_session(struct cli_start *s, int fd)
@@ -119,6 +248,8 @@ int cli_start_session(struct cli_start *s, int fd)
 			return ret;
 	}
 	err = ketw_session_create(fd, attr);
+	if (err == -EEXIST && s->may_resume)
+		return cli_start_resume(s, fd);
 	if (err) {
 		if (err == -EINVAL && attr->flags & KETW_SESSION_OWNED)
 			return cli_error("cannot create session '%s': the kernel refused its attributes (buffer %llu KiB, max data %llu bytes: the largest record must fit in half a buffer; or a ketw module older than KETW_SESSION_OWNED: try --detach)",
@@ -135,6 +266,8 @@ int cli_start_session(struct cli_start *s, int fd)
 	ret = cli_enables_apply(&s->en, fd, name);
 	if (!ret)
 		ret = cli_triggers_arm(&s->trig, fd, name);
+	if (!ret)
+		ret = cli_start_set_pids(s, fd, name);
 	if (ret) {
 		ketw_session_destroy(fd, name);
 		return ret;
@@ -161,6 +294,12 @@ int cli_start_session(struct cli_start *s, int fd)
 	       attr->flags & KETW_SESSION_NO_RUNDOWN ? ", no rundown" : "",
 	       s->en.nr ? ", taking only these providers:" : "");
 	cli_enables_print(&s->en, fd, name);
+	if (s->nr_pids) {
+		char what[256];
+
+		if (cli_pids_describe(fd, name, NULL, what, sizeof(what)))
+			printf("processes: %s\n", what);
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -174,6 +313,7 @@ int cmd_start(int argc, char **argv)
 	int c, fd, r, ret = CLI_EXIT_OK;
 
 	cli_start_init(&s, argv[0]);
+	s.may_resume = true;
 	while ((c = cli_getopt_long(argc, argv, CLI_START_OPTSTRING,
 				    longopts, &ret)) != -1) {
 		r = cli_start_option(&s, c, optarg);

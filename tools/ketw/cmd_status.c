@@ -31,7 +31,7 @@ static const char *status_errno(int err, char *buf, size_t len)
 
 static void status_text(const struct ketw_session_status *ss,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			const struct ketw_session_attr *attr)
+			const struct ketw_session_attr *attr, const char *pids)
 {
 	char e[48], items[128];
 
@@ -56,6 +56,8 @@ static void status_text(const struct ketw_session_status *ss,
 	if (ss->triggers_fired)
 		printf("triggers: fired %u times, %u snapshots ready, %u wake-ups\n",
 		       ss->triggers_fired, ss->snapshots_ready, ss->wakeups);
+	if (pids)
+		printf("pids:     %s\n", pids);
 	if (attr->ext_items)
 		printf("items:    %s (by default, for every provider it enables)\n",
 		       ketw_ext_items_format(attr->ext_items, items,
@@ -65,9 +67,34 @@ static void status_text(const struct ketw_session_status *ss,
 	cli_print_cpu_stats(st, valid, ss->nr_cpus);
 }
 
+/* "pids": the process filter, null without one. */
+static void status_json_pids(struct cli_json *j, int fd, const char *name,
+			     const struct ketw_session_status *ss)
+{
+	static int32_t pids[KETW_PIDS_MAX];
+	uint32_t count, flags, i;
+
+	if (ketw_session_get_pids(fd, name, pids, KETW_PIDS_MAX, &count,
+				  &flags))
+		return;		/* a module without process filters */
+	cli_json_key(j, "pids");
+	if (!(flags & KETW_PIDS_ACTIVE)) {
+		cli_json_null(j);
+	} else {
+		cli_json_array(j, false);
+		for (i = 0; i < count && i < KETW_PIDS_MAX; i++)
+			cli_json_u64(j, pids[i]);
+		cli_json_end(j);
+	}
+	cli_json_key(j, "pids_inherit");
+	cli_json_bool(j, flags & KETW_PIDS_INHERIT);
+	cli_json_key(j, "pids_dropped");
+	cli_json_u64(j, ss->pids_dropped);
+}
+
 static void status_json(const struct ketw_session_status *ss,
 			const struct ketw_cpu_stats *st, const bool *valid,
-			const struct ketw_session_attr *attr)
+			const struct ketw_session_attr *attr, int fd)
 {
 	const char *ename = ketw_errno_name(ss->flush_error);
 	struct cli_json j;
@@ -116,6 +143,7 @@ static void status_json(const struct ketw_session_status *ss,
 			sizeof(items));
 	cli_json_key(&j, "memory");
 	cli_json_u64(&j, attr->memory);
+	status_json_pids(&j, fd, ss->name, ss);
 	cli_json_key(&j, "cpus");
 	cli_json_array(&j, true);
 	for (cpu = 0; cpu < ss->nr_cpus; cpu++) {
@@ -280,6 +308,7 @@ int cmd_status(int argc, char **argv)
 	};
 	const char *name = NULL;
 	struct ketw_session_status ss;
+	static char pids[KETW_PIDS_MAX * 12 + 128];
 	struct ketw_session_attr attr;
 	struct ketw_cpu_stats *st = NULL;
 	bool *valid = NULL, json = false;
@@ -325,9 +354,11 @@ int cmd_status(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (json)
-		status_json(&ss, st, valid, &attr);
+		status_json(&ss, st, valid, &attr, fd);
 	else
-		status_text(&ss, st, valid, &attr);
+		status_text(&ss, st, valid, &attr,
+			    cli_pids_describe(fd, name, &ss, pids,
+					      sizeof(pids)) ? pids : NULL);
 	if (fflush(stdout))
 		ret = cli_error("writing the status failed: %s",
 				strerror(errno));

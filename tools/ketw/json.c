@@ -160,6 +160,13 @@ void cli_json_u64(struct cli_json *j, uint64_t v)
 	fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
+void cli_json_us(struct cli_json *j, uint64_t ns)
+{
+	json_member(j);
+	fprintf(j->f, "%llu.%03llu", (unsigned long long)(ns / 1000),
+		(unsigned long long)(ns % 1000));
+}
+
 void cli_json_s64(struct cli_json *j, int64_t v)
 {
 	json_member(j);

@@ -17,6 +17,8 @@ const struct cli_cmd cli_cmds[] = {
 	{ "stop",    cmd_stop,    "stop tracing (the session keeps its records)" },
 	{ "extract", cmd_extract, "save a session's records to a trace file" },
 	{ "report",  cmd_report,  "print a trace file" },
+	{ "convert", cmd_convert, "convert a trace file for other viewers (Chrome/Perfetto JSON, CTF)" },
+	{ "plot",    cmd_plot,    "draw a trace file's timeline (SVG or HTML)" },
 	{ "snapshot", cmd_snapshot, "save a session's records to a trace file without consuming them" },
 	{ "flush",   cmd_flush,   "have a session's readers drain its buffers now" },
 	{ "status",  cmd_status,  "print a session's POSIX status, totals and counters" },

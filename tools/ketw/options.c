@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,4 +121,38 @@ int cli_session_only(int argc, char **argv, const char **name, int *fd)
 				       argv[optind]);
 	*fd = cli_open_device(0);
 	return *fd < 0 ? CLI_EXIT_ERROR : 0;
+}
+
+/*
+ * "SECONDS[.FRACTION]" (up to 9 digits of fraction) as nanoseconds;
+ * -EINVAL if it is not that.
+ */
+int cli_parse_seconds(const char *s, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0;
+	unsigned int digits = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > (UINT64_MAX / 1000000000ull - 9) / 10)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (++digits > 9)
+				return -EINVAL;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+		}
+		if (!digits)
+			return -EINVAL;
+		for (; digits < 9; digits++)
+			frac *= 10;
+	}
+	if (*p)
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
 }

@@ -57,6 +57,24 @@ static void json_field(struct cli_json *j, const struct ketw_field_info *fi,
 		cli_json_hex(j, data + off, n);	/* binary, odd sizes, unknown */
 }
 
+void cli_report_json_fields(struct cli_json *j,
+			    const struct ketw_event_info *ev,
+			    const struct ketw_record *rec, bool swapped)
+{
+	char fname[KETW_FIELD_NAME_MAX + 1];
+	unsigned int i, nr;
+
+	nr = ev->nr_fields < KETW_MAX_FIELDS ? ev->nr_fields : KETW_MAX_FIELDS;
+	for (i = 0; i < nr; i++) {
+		const struct ketw_field_info *fi = &ev->fields[i];
+
+		memcpy(fname, fi->name, sizeof(fi->name));
+		fname[sizeof(fi->name)] = '\0';
+		cli_json_key(j, fname);
+		json_field(j, fi, rec->data, rec->data_len, swapped);
+	}
+}
+
 /* A TRIGGER record's payload (byte order already the host's). */
 static void json_trigger(struct cli_json *j, const struct ketw_record *rec,
 			 const struct ketw_registry *reg)
@@ -102,9 +120,8 @@ void cli_report_json_record(const struct ketw_record *rec,
 	const struct ketw_event_header *h = rec->hdr;
 	bool sys = h->flags & KETW_RECORD_SYSTEM;
 	const struct ketw_event_info *ev = NULL;
-	char guid[KETW_GUID_STR_LEN], fname[KETW_FIELD_NAME_MAX + 1];
+	char guid[KETW_GUID_STR_LEN];
 	const char *pname, *lname;
-	unsigned int i, nr;
 	struct cli_json j;
 
 	if (!sys)
@@ -181,18 +198,9 @@ void cli_report_json_record(const struct ketw_record *rec,
 	cli_json_key(&j, "len");
 	cli_json_u64(&j, rec->data_len);
 	if (ev && payload) {
-		nr = ev->nr_fields < KETW_MAX_FIELDS ? ev->nr_fields :
-						       KETW_MAX_FIELDS;
 		cli_json_key(&j, "fields");
 		cli_json_object(&j, false);
-		for (i = 0; i < nr; i++) {
-			const struct ketw_field_info *fi = &ev->fields[i];
-
-			memcpy(fname, fi->name, sizeof(fi->name));
-			fname[sizeof(fi->name)] = '\0';
-			cli_json_key(&j, fname);
-			json_field(&j, fi, rec->data, rec->data_len, swapped);
-		}
+		cli_report_json_fields(&j, ev, rec, swapped);
 		cli_json_end(&j);
 	} else if (payload) {
 		cli_json_key(&j, "payload");

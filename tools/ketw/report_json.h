@@ -10,6 +10,7 @@
 #include "libketw.h"
 
 struct cli_syms;
+struct cli_json;
 
 /*
  * @rec as a JSON object on a line of stdout: its header, the names the
@@ -22,5 +23,14 @@ void cli_report_json_record(const struct ketw_record *rec,
 			    const struct ketw_registry *reg, bool swapped,
 			    bool payload, struct cli_syms *syms,
 			    const char *host);
+
+/*
+ * @rec's payload decoded by @ev, a key and a value per field, into the
+ * object @j is writing: integers as numbers (hex ones as "0x..."
+ * strings), strings, GUIDs, bytes in hex; null past the payload's end.
+ */
+void cli_report_json_fields(struct cli_json *j,
+			    const struct ketw_event_info *ev,
+			    const struct ketw_record *rec, bool swapped);
 
 #endif /* _KETW_REPORT_JSON_H */

@@ -124,17 +124,19 @@ static void sender_queue_pop(struct cli_sender *s, size_t len)
 
 /* ---- the link ---- */
 
-/* Measure the clock offset into a frame's fields; its flag, or 0. */
+/*
+ * Measure the trace clock against CLOCK_REALTIME into a STATUS's
+ * fields; its flag, or 0 (a clock user space cannot read).
+ */
 static uint32_t sender_offset(const struct cli_sender *s, __s64 *offset,
 			      __u64 *at)
 {
-	int64_t o;
-	uint64_t a;
+	uint64_t c, r;
 
-	if (ketw_clock_offset(s->clock, &o, &a))
+	if (ketw_clock_ref_now(s->clock, &c, &r))
 		return 0;
-	*offset = o;
-	*at = a;
+	*offset = (int64_t)(r - c);
+	*at = c;
 	return KETW_STREAM_F_OFFSET;
 }
 
@@ -197,8 +199,6 @@ static void sender_opened(struct cli_sender *s)
 	struct ketw_stream_hello hello = s->hello;
 
 	hello.connection = s->connections++;
-	hello.flags |= sender_offset(s, &hello.realtime_offset,
-				     &hello.offset_at);
 	memcpy(s->preamble + s->hdr_len, &hello, sizeof(hello));
 	ketw_frame_encoder_restart(&s->enc);
 	s->wire_len = s->wire_off = 0;
@@ -477,8 +477,6 @@ int cli_sender_status(struct cli_sender *s, const struct ketw_cpu_stats *st,
 		struct ketw_stream_hello hello = s->hello;
 
 		hello.connection = s->connections - 1;
-		hello.flags |= sender_offset(s, &hello.realtime_offset,
-					     &hello.offset_at);
 		sender_put2(s, KETW_FRAME_PREAMBLE, s->preamble, s->hdr_len,
 			    &hello, sizeof(hello));
 	}

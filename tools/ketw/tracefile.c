@@ -16,8 +16,6 @@ int cli_trace_create(struct cli_trace *t, const char *path,
 		     const struct cli_rotate_opts *rotate)
 {
 	struct ketw_output_info info;
-	int64_t offset;
-	uint64_t at;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -38,17 +36,6 @@ int cli_trace_create(struct cli_trace *t, const char *path,
 	/* Each chunk decodes alone: the rundown goes into every one. */
 	if (t->rotating)
 		ketw_output_keep_rundown(t->out, KETW_STREAM_RUNDOWN_MAX);
-	/* Where the clock stands: files of several machines merge by it. */
-	if (!ketw_clock_offset(attr->clock, &offset, &at)) {
-		err = ketw_output_add_clock(t->out, offset, at);
-		if (err) {
-			ketw_output_abort(t->out, path);
-			t->out = NULL;
-			cli_rotate_free(&t->rot);
-			return cli_error("cannot write %s: %s", path,
-					 strerror(-err));
-		}
-	}
 	return 0;
 }
 

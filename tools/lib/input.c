@@ -49,8 +49,6 @@ struct ketw_input {
 	/* RUNDOWN sections: copies of rundown records, not among the records. */
 	struct ketw_record_iter *copies;
 	unsigned int nr_copies;
-	bool have_clock;		/* the last CLOCK section */
-	struct ketw_file_clock clock;
 	bool have_stream;		/* the last STREAM section */
 	struct ketw_file_stream stream;
 
@@ -87,7 +85,6 @@ static const char *ketw_section_name(uint32_t type)
 	case KETW_SECTION_END:		return "end";
 	case KETW_SECTION_CPU_RECORDS:	return "cpu records";
 	case KETW_SECTION_CPU_STATS:	return "cpu stats";
-	case KETW_SECTION_CLOCK:	return "clock";
 	case KETW_SECTION_STREAM:	return "stream";
 	case KETW_SECTION_RUNDOWN:	return "rundown";
 	default:			return "unknown";
@@ -223,21 +220,6 @@ static int ketw_input_parse_rundown(struct ketw_input *in, unsigned char *body,
 	return 0;
 }
 
-static int ketw_input_parse_clock(struct ketw_input *in, const unsigned char *body,
-			    uint64_t len, uint64_t at,
-			    struct ketw_input_err *e)
-{
-	if (len < sizeof(in->clock))
-		return ketw_input_fail(e, -EBADMSG,
-			"corrupt: clock section at offset %llu is too short",
-			(unsigned long long)at);
-	memcpy(&in->clock, body, sizeof(in->clock));
-	if (in->swapped)
-		ketw_swap_file_clock(&in->clock);
-	in->have_clock = true;
-	return 0;
-}
-
 /* Fields a shorter (older) body lacks stay 0. */
 static int ketw_input_parse_stream(struct ketw_input *in, const unsigned char *body,
 			     uint64_t len, uint64_t at,
@@ -288,6 +270,11 @@ static int ketw_input_header_check(struct ketw_input *in,
 			"format version %u.%u is not supported (this reader knows %u.x)",
 			h->version_major, h->version_minor,
 			KETW_FILE_VERSION_MAJOR);
+	if (h->header_size >= KETW_FILE_HEADER_SIZE_V1 &&
+	    !(h->header_size % KETW_FILE_ALIGN) && h->header_size > in->len)
+		return ketw_input_fail(e, -EBADMSG,
+			"truncated: %zu bytes, shorter than the file header (%u)",
+			in->len, h->header_size);
 	if (h->header_size < KETW_FILE_HEADER_SIZE_V1 ||
 	    h->header_size % KETW_FILE_ALIGN || h->header_size > in->len)
 		return ketw_input_fail(e, -EBADMSG,
@@ -414,10 +401,6 @@ static int ketw_input_parse(struct ketw_input *in, struct ketw_input_err *e)
 			break;
 		case KETW_SECTION_CPU_STATS:
 			err = ketw_input_stats(in, in->buf + off + sizeof(s),
-					       s.length, off, e);
-			break;
-		case KETW_SECTION_CLOCK:
-			err = ketw_input_parse_clock(in, in->buf + off + sizeof(s),
 					       s.length, off, e);
 			break;
 		case KETW_SECTION_STREAM:
@@ -622,18 +605,6 @@ unsigned int ketw_input_skipped_sections(const struct ketw_input *in)
 	return in->skipped;
 }
 
-int ketw_input_clock_offset(const struct ketw_input *in, int64_t *offset,
-			    uint64_t *at)
-{
-	if (!in->have_clock)
-		return -ENOENT;
-	if (offset)
-		*offset = in->clock.realtime_offset;
-	if (at)
-		*at = in->clock.at;
-	return 0;
-}
-
 const struct ketw_file_stream *ketw_input_stream(const struct ketw_input *in)
 {
 	return in->have_stream ? &in->stream : NULL;
@@ -755,4 +726,41 @@ int ketw_input_next(struct ketw_input *in, struct ketw_record *rec)
 		in->heap[0] = in->heap[--in->heap_len];
 	ketw_heap_down(in, 0);
 	return 1;
+}
+
+/* ---- one CPU's records --------------------------------------------- */
+
+void ketw_input_cpu_iter_init(struct ketw_input_cpu_iter *it,
+			      const struct ketw_input *in, unsigned int cpu)
+{
+	memset(it, 0, sizeof(*it));
+	it->in = in;
+	it->cpu = cpu;
+	it->cursor = 0;
+	ketw_record_iter_init(&it->it, NULL, 0);
+	it->it.off = 0;
+}
+
+int ketw_input_cpu_iter_next(struct ketw_input_cpu_iter *it,
+			     struct ketw_record *rec)
+{
+	const struct ketw_input *in = it->in;
+	const struct ketw_cursor *c;
+
+	for (;;) {
+		/* Checked at open: a section's records end only at its end. */
+		if (it->it.buf && ketw_record_iter_next(&it->it, rec) > 0) {
+			rec->cpu = it->cpu;
+			rec->context = in->hdr.flags & KETW_FILE_F_RECORD_CTX;
+			return 1;
+		}
+		while (it->cursor < in->nr_cursors &&
+		       in->cursors[it->cursor].cpu != it->cpu)
+			it->cursor++;
+		if (it->cursor >= in->nr_cursors)
+			return 0;
+		c = &in->cursors[it->cursor++];
+		it->it = c->it;		/* its buffer, length and header size */
+		it->it.off = 0;
+	}
 }

@@ -61,7 +61,6 @@ int ketw_ext_swap(unsigned char *p, size_t avail);
  */
 void ketw_swap_file_header(struct ketw_file_header *h);
 void ketw_swap_file_cpu_stats(struct ketw_file_cpu_stats *e);
-void ketw_swap_file_clock(struct ketw_file_clock *c);
 void ketw_swap_file_stream(struct ketw_file_stream *s);
 void ketw_swap_records(unsigned char *p, size_t len, size_t hdr_size);
 

@@ -37,10 +37,12 @@
  * (KETW_RECORD_EXT, uapi/linux/ketw.h), the rundown MODULE records, the
  * TRIGGER system event, and the context bits of the records' flags,
  * which a file says are valid with KETW_FILE_F_RECORD_CTX. A reader of 0
- * shows an items area as part of the payload. 2, the sections CLOCK,
- * STREAM and RUNDOWN, which readers of 0 and 1 skip.
+ * shows an items area as part of the payload. 2, the header's clock
+ * reference (clock_ref, realtime_ref): where the trace clock stands
+ * against CLOCK_REALTIME, for absolute times. 3, the sections STREAM
+ * and RUNDOWN (a collector's, a rotation's), which older readers skip.
  */
-#define KETW_FILE_VERSION_MINOR	2
+#define KETW_FILE_VERSION_MINOR	3
 #define KETW_FILE_ALIGN		8		/* sections start 8-aligned */
 #define KETW_FILE_HOST_LEN	72
 #define KETW_FILE_MACHINE_LEN	32
@@ -81,6 +83,11 @@ struct ketw_file_session {
  * @hostname:           uname nodename of the traced machine, NUL-terminated.
  * @release:            uname release (kernel version), NUL-terminated.
  * @machine:            uname machine, NUL-terminated.
+ * @clock_ref:          (1.2) a reading of the trace clock (@clock), ns...
+ * @realtime_ref:       ...and of CLOCK_REALTIME, ns, taken together by the
+ *                      writer: a timestamp t is at realtime_ref +
+ *                      (t - clock_ref). Both 0: unknown (an older file, a
+ *                      clock user space cannot read, KETW_CLOCK_LOCAL).
  */
 struct ketw_file_header {
 	__u32 magic;
@@ -97,9 +104,12 @@ struct ketw_file_header {
 	char  hostname[KETW_FILE_HOST_LEN];
 	char  release[KETW_FILE_HOST_LEN];
 	char  machine[KETW_FILE_MACHINE_LEN];
+	__u64 clock_ref;
+	__u64 realtime_ref;
 };
 
-#define KETW_FILE_HEADER_SIZE_V1	304
+#define KETW_FILE_HEADER_SIZE_V1	304	/* 1.0 and 1.1 */
+#define KETW_FILE_HEADER_SIZE_V1_2	320	/* 1.2: the clock reference */
 
 /*
  * File header flags. RECORD_CTX (format 1.1): the records' context bits
@@ -125,9 +135,8 @@ struct ketw_file_section {
 #define KETW_SECTION_END		1  /* the file is complete; empty body */
 #define KETW_SECTION_CPU_RECORDS	2  /* struct ketw_file_cpu_records + records */
 #define KETW_SECTION_CPU_STATS		3  /* struct ketw_file_stats + entries */
-#define KETW_SECTION_CLOCK		4  /* struct ketw_file_clock (1.2) */
-#define KETW_SECTION_STREAM		5  /* struct ketw_file_stream (1.2) */
-#define KETW_SECTION_RUNDOWN		6  /* copies of rundown records (1.2) */
+#define KETW_SECTION_STREAM		4  /* struct ketw_file_stream (1.3) */
+#define KETW_SECTION_RUNDOWN		5  /* copies of rundown records (1.3) */
 
 #define KETW_SECTION_F_REQUIRED		0x1  /* do not skip if the type is unknown */
 
@@ -171,17 +180,6 @@ struct ketw_file_cpu_stats {
 };
 
 /*
- * Body of KETW_SECTION_CLOCK: where the trace clock stood against
- * CLOCK_REALTIME, so that files of several machines merge by wall-clock
- * time (a timestamp's wall-clock time is timestamp + realtime_offset). A
- * file may have several; the last one counts.
- */
-struct ketw_file_clock {
-	__s64 realtime_offset;	/* CLOCK_REALTIME - trace clock, ns */
-	__u64 at;		/* the trace clock when it was measured */
-};
-
-/*
  * Body of KETW_SECTION_STREAM: how a collector (ketw listen) received the
  * stream this file holds (Documentation/ketw-stream.rst): its counters
  * over every connection, and what the sender said it could not send.
@@ -207,18 +205,20 @@ struct ketw_file_stream {
 	__u64 dropped_frames;	/* frames the sender could not send */
 	__u64 dropped_records;	/* of which RECORD frames */
 	__u64 end_seq;		/* with COMPLETE: frames before END */
+	__s64 realtime_offset;	/* with OFFSET: the last STATUS's clock */
+	__u64 offset_at;	/* offset, and the trace clock it was at */
 };
 
 #define KETW_FILE_STREAM_COMPLETE	0x1	/* the END frame came */
+#define KETW_FILE_STREAM_OFFSET		0x2	/* realtime_offset is valid */
 
 _Static_assert(sizeof(struct ketw_file_session) == 88, "file ABI");
-_Static_assert(sizeof(struct ketw_file_header) == KETW_FILE_HEADER_SIZE_V1,
+_Static_assert(sizeof(struct ketw_file_header) == KETW_FILE_HEADER_SIZE_V1_2,
 	       "file ABI");
 _Static_assert(sizeof(struct ketw_file_section) == 16, "file ABI");
 _Static_assert(sizeof(struct ketw_file_cpu_records) == 8, "file ABI");
 _Static_assert(sizeof(struct ketw_file_stats) == 8, "file ABI");
 _Static_assert(sizeof(struct ketw_file_cpu_stats) == 88, "file ABI");
-_Static_assert(sizeof(struct ketw_file_clock) == 16, "file ABI");
-_Static_assert(sizeof(struct ketw_file_stream) == 136, "file ABI");
+_Static_assert(sizeof(struct ketw_file_stream) == 152, "file ABI");
 
 #endif /* _KETW_FILE_H */

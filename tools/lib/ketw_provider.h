@@ -207,6 +207,14 @@ static inline bool ketw_event_enabled(const struct ketw_provider *prov,
 int __ketw_write(const struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len);
+/*
+ * The same with the program address given (@prog_addr, may be NULL):
+ * for a library that logs on its caller's behalf, whose trace point is
+ * where its caller returns to.
+ */
+int __ketw_write_addr(const struct ketw_provider *prov,
+		      const struct ketw_event_descriptor *desc,
+		      const void *data, size_t len, const void *prog_addr);
 /* The same for ketw_write_activity(). */
 int __ketw_write_activity(const struct ketw_provider *prov,
 			  const struct ketw_event_descriptor *desc,

@@ -57,19 +57,16 @@
  * @version_major:   KETW_STREAM_VERSION_MAJOR; a receiver refuses
  *                   another major.
  * @version_minor:   KETW_STREAM_VERSION_MINOR.
- * @size:            bytes of this structure (48 in 1.0).
+ * @size:            bytes of this structure (24 in 1.0).
+ * @connection:      0 for the first connection, +1 for each reconnection.
  * @stream_id:       random, drawn when the stream began; the same in the
  *                   PREAMBLE of every connection of the stream, so that a
  *                   receiver continues its file after a reconnection.
- * @connection:      0 for the first connection, +1 for each reconnection.
- * @flags:           KETW_STREAM_F_*.
- * @realtime_offset: CLOCK_REALTIME minus the trace clock, ns, measured
- *                   at @offset_at (valid with KETW_STREAM_F_OFFSET).
- * @offset_at:       the trace clock's ns when it was measured.
- * @reserved:        0.
  *
  * The PREAMBLE frame's data is the .ketw file header (its header_size
- * bytes, format in ketw_file.h), then this structure.
+ * bytes, format in ketw_file.h: the session, the host, and the clock
+ * reference, where the trace clock stood against CLOCK_REALTIME when the
+ * stream began), then this structure.
  */
 struct ketw_stream_hello {
 	__u32 magic;
@@ -78,21 +75,20 @@ struct ketw_stream_hello {
 	__u32 size;
 	__u32 connection;
 	__u64 stream_id;
-	__u32 flags;
-	__u32 reserved;
-	__s64 realtime_offset;
-	__u64 offset_at;
 };
 
 #define KETW_STREAM_MAGIC	0x4B535452	/* "KSTR" as a native __u32 */
-#define KETW_STREAM_F_OFFSET	0x1	/* realtime_offset is valid */
+/* STATUS: realtime_offset is valid (the trace clock is one user space reads). */
+#define KETW_STREAM_F_OFFSET	0x1
 
 /**
  * struct ketw_stream_status - a STATUS frame's data
  * @size:            bytes of this structure (64 in 1.0); the entries
  *                   follow it.
  * @flags:           KETW_STREAM_F_OFFSET, KETW_STREAM_STATUS_FINAL.
- * @realtime_offset: as in the hello, measured now.
+ * @realtime_offset: CLOCK_REALTIME minus the trace clock, ns, measured
+ *                   now (valid with KETW_STREAM_F_OFFSET): how far the
+ *                   clocks drifted since the header's clock reference.
  * @offset_at:       the trace clock's ns when it was measured.
  * @records:         RECORD frames the writer made so far.
  * @dropped_frames:  frames it made but could not send (no peer, its
@@ -141,7 +137,7 @@ struct ketw_stream_end {
 	__u64 dropped_records;
 };
 
-_Static_assert(sizeof(struct ketw_stream_hello) == 48, "stream ABI");
+_Static_assert(sizeof(struct ketw_stream_hello) == 24, "stream ABI");
 _Static_assert(sizeof(struct ketw_stream_status) == 64, "stream ABI");
 _Static_assert(sizeof(struct ketw_stream_end) == 24, "stream ABI");
 

@@ -123,6 +123,24 @@ int ketw_session_flush(int fd, const char *name);
 int ketw_trigger_add(int fd, struct ketw_trigger *t);
 /* Remove trigger @id of session @name, or all of them for 0. */
 int ketw_trigger_del(int fd, const char *name, uint32_t id);
+/*
+ * Set session @name's process filter (KETW_IOC_SET_PIDS): it then takes
+ * only the events of the @count processes @pids (ids in the caller's pid
+ * namespace), and with KETW_PIDS_INHERIT of the children they fork from
+ * now on; @count 0 (and @flags 0) traces every process again. -ESRCH for
+ * a pid that is no live process; -ENOTTY from a module without process
+ * filters.
+ */
+int ketw_session_set_pids(int fd, const char *name, const int32_t *pids,
+			  uint32_t count, uint32_t flags);
+/*
+ * Read it (KETW_IOC_GET_PIDS): *@count is the number of processes it
+ * holds that the caller's pid namespace sees, the first min(*@count,
+ * @capacity) of them in @pids, smallest first; *@flags has
+ * KETW_PIDS_ACTIVE while there is a filter, and KETW_PIDS_INHERIT.
+ */
+int ketw_session_get_pids(int fd, const char *name, int32_t *pids,
+			  uint32_t capacity, uint32_t *count, uint32_t *flags);
 
 /* ---- providers and filters ----------------------------------------- */
 
@@ -476,7 +494,37 @@ void ketw_output_info_from_attr(struct ketw_output_info *info,
  */
 int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		       struct ketw_output **out);
-/* The header ketw_output_create() writes for @info (uname, the time). */
+/*
+ * The header's clock reference (ketw_file.h: clock_ref, realtime_ref)
+ * says where the trace clock stands against CLOCK_REALTIME.
+ * ketw_output_create() reads both clocks together (for KETW_CLOCK_MONO
+ * and KETW_CLOCK_BOOT; none for KETW_CLOCK_LOCAL, which user space
+ * cannot read); this takes them from the caller (both 0: none), for a
+ * file written from another one, or from somewhere else.
+ */
+int ketw_output_create_ref(const char *path,
+			   const struct ketw_output_info *info,
+			   uint64_t clock_ref, uint64_t realtime_ref,
+			   struct ketw_output **out);
+/*
+ * Read the trace clock @clock (KETW_CLOCK_*, 0 the default) and
+ * CLOCK_REALTIME together: 0, or -EINVAL for a clock user space cannot
+ * read (KETW_CLOCK_LOCAL).
+ */
+int ketw_clock_ref_now(unsigned int clock, uint64_t *clock_ref,
+		       uint64_t *realtime_ref);
+
+/*
+ * The same on @fd, open for writing where the file is to start. The
+ * writer owns @fd from the call on: ketw_output_close() closes it, and
+ * so does a failure here.
+ */
+int ketw_output_create_fd(int fd, const struct ketw_output_info *info,
+			  struct ketw_output **out);
+/*
+ * The header ketw_output_create() writes for @info (uname, the time, the
+ * clock reference read now).
+ */
 void ketw_output_header_init(struct ketw_file_header *h,
 			     const struct ketw_output_info *info);
 /*
@@ -549,13 +597,6 @@ int ketw_output_add_stats(struct ketw_output *out,
 int ketw_output_add_file_stats(struct ketw_output *out,
 			       const struct ketw_file_cpu_stats *st,
 			       unsigned int nr);
-/*
- * A CLOCK section: CLOCK_REALTIME minus the trace clock, measured when
- * the trace clock read @at (ketw_clock_offset()). Remembered for the
- * next file of a rotation.
- */
-int ketw_output_add_clock(struct ketw_output *out, int64_t realtime_offset,
-			  uint64_t at);
 /* A STREAM section: how a collector received the file's records. */
 int ketw_output_add_stream(struct ketw_output *out,
 			   const struct ketw_file_stream *s);
@@ -568,8 +609,8 @@ void ketw_output_keep_rundown(struct ketw_output *out, size_t max_bytes);
 uint64_t ketw_output_rundown_left_out(const struct ketw_output *out);
 /*
  * End this file (the gathered records, END) and go on in @path: the same
- * header (written now), the last CLOCK section, and a RUNDOWN section
- * with the copies kept, so that the new file decodes alone. Every record
+ * header (written now) and a RUNDOWN section with the copies kept, so
+ * that the new file decodes alone. Every record
  * is in exactly one of the files. On failure the writer is dead: only
  * ketw_output_close() (which returns the error) or _abort() remain.
  */
@@ -582,14 +623,6 @@ int ketw_output_rotate(struct ketw_output *out, const char *path);
 int ketw_output_close(struct ketw_output *out);
 /* Close without END and remove the file (for error paths). */
 void ketw_output_abort(struct ketw_output *out, const char *path);
-
-/*
- * CLOCK_REALTIME minus the session clock @clock (KETW_CLOCK_*) now, in
- * ns, and the session clock's reading it was measured at: a timestamp's
- * wall-clock time is timestamp + *@offset. -EOPNOTSUPP for the LOCAL
- * clock, which user space cannot read.
- */
-int ketw_clock_offset(unsigned int clock, int64_t *offset, uint64_t *at);
 
 /* ---- stream frames (ketw_stream.h) --------------------------------- */
 
@@ -810,13 +843,6 @@ const struct ketw_file_cpu_stats *
 ketw_input_cpu_stats(const struct ketw_input *in, unsigned int cpu);
 /* Sections the reader skipped because it does not know their type. */
 unsigned int ketw_input_skipped_sections(const struct ketw_input *in);
-/*
- * The file's last CLOCK section: CLOCK_REALTIME minus the trace clock
- * (a timestamp's wall-clock time is timestamp + *@offset), measured at
- * trace clock *@at (either may be NULL). 0, or -ENOENT without one.
- */
-int ketw_input_clock_offset(const struct ketw_input *in, int64_t *offset,
-			    uint64_t *at);
 /* The STREAM section (how a collector received it, host order), or NULL. */
 const struct ketw_file_stream *ketw_input_stream(const struct ketw_input *in);
 /*
@@ -834,6 +860,24 @@ int ketw_input_rundown_copies(const struct ketw_input *in, ketw_record_fn fn,
  */
 int ketw_input_next(struct ketw_input *in, struct ketw_record *rec);
 void ketw_input_rewind(struct ketw_input *in);
+
+/*
+ * One CPU's records alone, in file order (sequence order), independent
+ * of ketw_input_next() and of other such iterators: any number may walk
+ * the same input at once. Initialise with ketw_input_cpu_iter_init()
+ * (again to start over); next returns 1 and *@rec filled, 0 at the end.
+ */
+struct ketw_input_cpu_iter {
+	const struct ketw_input *in;
+	unsigned int cpu;
+	unsigned int cursor;		/* the section being walked */
+	struct ketw_record_iter it;	/* in it; len 0 before the first */
+};
+
+void ketw_input_cpu_iter_init(struct ketw_input_cpu_iter *it,
+			      const struct ketw_input *in, unsigned int cpu);
+int ketw_input_cpu_iter_next(struct ketw_input_cpu_iter *it,
+			     struct ketw_record *rec);
 
 /* ---- text ---------------------------------------------------------- */
 

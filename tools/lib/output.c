@@ -14,7 +14,7 @@
  * the writer's own structures then follow; a bound on the memory all
  * CPUs' buffers take (ketw_output_set_limit()); and rotation
  * (ketw_output_rotate()): the file ends and the next begins with the
- * same header, the last clock and the rundown records seen so far, so
+ * same header (its clock reference) and the rundown records seen so far, so
  * that each file can be read, and decoded, alone.
  */
 #include <byteswap.h>
@@ -49,8 +49,6 @@ struct ketw_output {
 	bool swapped;		/* the file is in the other byte order */
 	size_t limit;		/* bytes all CPUs' buffers may take; 0: none */
 	size_t held;		/* bytes they take now */
-	bool have_clock;	/* the last CLOCK section, for the next file */
-	struct ketw_file_clock clock;
 	/* Rundown records seen (ketw_output_keep_rundown()). */
 	unsigned char *rundown;
 	size_t rundown_len;
@@ -143,8 +141,53 @@ static int ketw_output_section_header(struct ketw_output *out, uint32_t type,
 	return ketw_output_raw(out, &s, sizeof(s));
 }
 
-void ketw_output_header_init(struct ketw_file_header *h,
-			     const struct ketw_output_info *info)
+static uint64_t ketw_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ketw_clock_ref_now(unsigned int clock, uint64_t *clock_ref,
+		       uint64_t *realtime_ref)
+{
+	uint64_t r0, r1, best = UINT64_MAX, c;
+	clockid_t id;
+	int i;
+
+	*clock_ref = *realtime_ref = 0;
+	switch (clock ? clock : KETW_CLOCK_DEFAULT) {
+	case KETW_CLOCK_MONO:
+		id = CLOCK_MONOTONIC;
+		break;
+	case KETW_CLOCK_BOOT:
+		id = CLOCK_BOOTTIME;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/*
+	 * The trace clock between two readings of CLOCK_REALTIME, taken
+	 * against their midpoint; the closest pair of a few tries.
+	 */
+	for (i = 0; i < 5; i++) {
+		r0 = ketw_clock_ns(CLOCK_REALTIME);
+		c = ketw_clock_ns(id);
+		r1 = ketw_clock_ns(CLOCK_REALTIME);
+		if (!r0 || !c || r1 < r0 || r1 - r0 >= best)
+			continue;
+		best = r1 - r0;
+		*clock_ref = c;
+		*realtime_ref = r0 + (r1 - r0) / 2;
+	}
+	return *clock_ref ? 0 : -EINVAL;
+}
+
+static void ketw_output_fill_header(struct ketw_file_header *h,
+				    const struct ketw_output_info *info,
+				    uint64_t clock_ref, uint64_t realtime_ref)
 {
 	struct utsname u;
 	bool have_uname = uname(&u) == 0;
@@ -169,17 +212,36 @@ void ketw_output_header_init(struct ketw_file_header *h,
 		     info->release : u.release, sizeof(h->release));
 	ketw_strlcpy(h->machine, info->machine[0] || !have_uname ?
 		     info->machine : u.machine, sizeof(h->machine));
+	h->clock_ref = clock_ref;
+	h->realtime_ref = realtime_ref;
 }
 
-/* Open @path and write out->hdr (in the file's order). */
-static int ketw_output_open(struct ketw_output *out, const char *path)
+void ketw_output_header_init(struct ketw_file_header *h,
+			     const struct ketw_output_info *info)
+{
+	uint64_t clock_ref, realtime_ref;
+
+	if (ketw_clock_ref_now(info->clock, &clock_ref, &realtime_ref))
+		clock_ref = realtime_ref = 0;
+	ketw_output_fill_header(h, info, clock_ref, realtime_ref);
+}
+
+/*
+ * Open @path, or take @fd (which it then owns) when @path is NULL, and
+ * write out->hdr (in the file's order).
+ */
+static int ketw_output_open(struct ketw_output *out, const char *path, int fd)
 {
 	struct ketw_file_header h = out->hdr;
 	int err;
 
-	out->f = fopen(path, "wbe");
-	if (!out->f)
-		return -errno;
+	out->f = path ? fopen(path, "wbe") : fdopen(fd, "wb");
+	if (!out->f) {
+		err = -errno;
+		if (!path)
+			close(fd);
+		return err;
+	}
 	out->off = 0;
 	out->section_off = 0;
 	out->sections = 0;
@@ -196,29 +258,34 @@ static int ketw_output_open(struct ketw_output *out, const char *path)
 	return err;
 }
 
-int ketw_output_create_header(const char *path,
-			      const struct ketw_file_header *hdr,
-			      bool swapped, struct ketw_output **outp)
+/* The writer on @path or @fd (see ketw_output_open()) with header @hdr. */
+static int ketw_output_new(const char *path, int fd,
+			   const struct ketw_file_header *hdr, bool swapped,
+			   struct ketw_output **outp)
 {
 	struct ketw_output *out;
 	int err;
 
 	if (hdr->nr_cpus == 0 || hdr->nr_cpus > KETW_FILE_MAX_CPUS)
-		return -EINVAL;
-	out = calloc(1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	out->nr_cpus = hdr->nr_cpus;
-	out->cpus = calloc(hdr->nr_cpus, sizeof(*out->cpus));
-	if (!out->cpus) {
+		err = -EINVAL;
+	else if (!(out = calloc(1, sizeof(*out))))
+		err = -ENOMEM;
+	else if (!(out->cpus = calloc(hdr->nr_cpus, sizeof(*out->cpus)))) {
 		free(out);
-		return -ENOMEM;
+		err = -ENOMEM;
+	} else
+		err = 0;
+	if (err) {
+		if (!path)
+			close(fd);
+		return err;
 	}
+	out->nr_cpus = hdr->nr_cpus;
 	/* Only what this writer knows: its own header, whatever came. */
 	out->hdr = *hdr;
 	out->hdr.header_size = sizeof(out->hdr);
 	out->swapped = swapped;
-	err = ketw_output_open(out, path);
+	err = ketw_output_open(out, path, fd);
 	if (err) {
 		free(out->cpus);
 		free(out);
@@ -228,15 +295,40 @@ int ketw_output_create_header(const char *path,
 	return 0;
 }
 
+int ketw_output_create_header(const char *path,
+			      const struct ketw_file_header *hdr,
+			      bool swapped, struct ketw_output **outp)
+{
+	return ketw_output_new(path, -1, hdr, swapped, outp);
+}
+
+int ketw_output_create_ref(const char *path,
+			   const struct ketw_output_info *info,
+			   uint64_t clock_ref, uint64_t realtime_ref,
+			   struct ketw_output **outp)
+{
+	struct ketw_file_header h;
+
+	ketw_output_fill_header(&h, info, clock_ref, realtime_ref);
+	return ketw_output_new(path, -1, &h, false, outp);
+}
+
 int ketw_output_create(const char *path, const struct ketw_output_info *info,
 		       struct ketw_output **outp)
 {
 	struct ketw_file_header h;
 
-	if (info->nr_cpus == 0 || info->nr_cpus > KETW_FILE_MAX_CPUS)
-		return -EINVAL;
 	ketw_output_header_init(&h, info);
-	return ketw_output_create_header(path, &h, false, outp);
+	return ketw_output_new(path, -1, &h, false, outp);
+}
+
+int ketw_output_create_fd(int fd, const struct ketw_output_info *info,
+			  struct ketw_output **outp)
+{
+	struct ketw_file_header h;
+
+	ketw_output_header_init(&h, info);
+	return ketw_output_new(NULL, fd, &h, false, outp);
 }
 
 static void ketw_output_free(struct ketw_output *out)
@@ -583,22 +675,6 @@ int ketw_output_add_stats(struct ketw_output *out,
 	return err;
 }
 
-int ketw_output_add_clock(struct ketw_output *out, int64_t realtime_offset,
-			  uint64_t at)
-{
-	struct ketw_file_clock c = {
-		.realtime_offset = realtime_offset, .at = at,
-	};
-	struct ketw_file_clock w = c;
-
-	if (out->swapped)
-		ketw_swap_file_clock(&w);
-	out->clock = c;
-	out->have_clock = true;
-	return ketw_output_section(out, KETW_SECTION_CLOCK, &w, sizeof(w),
-				   NULL, 0);
-}
-
 int ketw_output_add_stream(struct ketw_output *out,
 			   const struct ketw_file_stream *s)
 {
@@ -650,15 +726,12 @@ int ketw_output_rotate(struct ketw_output *out, const char *path)
 	}
 	/* The next file: written now, with what decodes it. */
 	out->hdr.creation_time = ketw_realtime_ns();
-	err = ketw_output_open(out, path);
+	err = ketw_output_open(out, path, -1);
 	if (err) {
 		out->err = err;
 		return err;
 	}
-	if (out->have_clock)
-		err = ketw_output_add_clock(out, out->clock.realtime_offset,
-					    out->clock.at);
-	if (!err && out->rundown_len)
+	if (out->rundown_len)
 		err = ketw_output_section(out, KETW_SECTION_RUNDOWN,
 					  out->rundown, out->rundown_len,
 					  NULL, 0);

@@ -198,3 +198,40 @@ int ketw_trigger_del(int fd, const char *name, uint32_t id)
 	t.id = id;
 	return ketw_ioctl(fd, KETW_IOC_TRIGGER_DEL, &t);
 }
+
+int ketw_session_set_pids(int fd, const char *name, const int32_t *pids,
+			  uint32_t count, uint32_t flags)
+{
+	struct ketw_pid_filter pf;
+
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	memset(&pf, 0, sizeof(pf));
+	ketw_name_copy(pf.session, name);
+	pf.size = sizeof(pf);
+	pf.flags = flags;
+	pf.count = count;
+	pf.pids = (uintptr_t)pids;
+	return ketw_ioctl(fd, KETW_IOC_SET_PIDS, &pf);
+}
+
+int ketw_session_get_pids(int fd, const char *name, int32_t *pids,
+			  uint32_t capacity, uint32_t *count, uint32_t *flags)
+{
+	struct ketw_pid_filter pf;
+	int err;
+
+	if (!ketw_session_name_valid(name))
+		return -EINVAL;
+	memset(&pf, 0, sizeof(pf));
+	ketw_name_copy(pf.session, name);
+	pf.size = sizeof(pf);
+	pf.capacity = capacity;
+	pf.pids = (uintptr_t)pids;
+	err = ketw_ioctl(fd, KETW_IOC_GET_PIDS, &pf);
+	if (err)
+		return err;
+	*count = pf.count;
+	*flags = pf.flags;
+	return 0;
+}

@@ -6,8 +6,9 @@
  * a receiver (struct ketw_stream_rx) then writes that stream's frames
  * through the incremental trace file writer (output.c): RECORD frames
  * as records of their CPU, the last STATUS's counters as the file's
- * CPU_STATS, the clocks as CLOCK sections, and what it saw of the
- * stream as a STREAM section. The stream's frames may come over several
+ * CPU_STATS, and what it saw of the stream (and the clock's drift) as a
+ * STREAM section; the PREAMBLE's file header, with its clock
+ * reference, is the file's. The stream's frames may come over several
  * connections, one after the other (a sender that reconnected); the
  * caller hands each connection's decoder counters in
  * (ketw_stream_rx_add_link()) and the receiver adds them up.
@@ -33,10 +34,6 @@ struct ketw_stream_rx {
 	bool have_seq;
 	uint32_t next_seq;		/* after the last frame taken */
 	struct ketw_file_cpu_stats *stats;	/* the last STATUS's, or NULL */
-	bool have_offset;
-	int64_t offset;			/* the last realtime offset said */
-	uint64_t offset_at;
-	bool clock_written;		/* CLOCK section with that offset */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -60,10 +57,6 @@ static void ketw_swap_hello(struct ketw_stream_hello *h)
 	h->size = bswap_32(h->size);
 	h->connection = bswap_32(h->connection);
 	h->stream_id = bswap_64(h->stream_id);
-	h->flags = bswap_32(h->flags);
-	h->reserved = bswap_32(h->reserved);
-	h->realtime_offset = (int64_t)bswap_64((uint64_t)h->realtime_offset);
-	h->offset_at = bswap_64(h->offset_at);
 }
 
 int ketw_stream_preamble_parse(const struct ketw_frame *f,
@@ -86,10 +79,18 @@ int ketw_stream_preamble_parse(const struct ketw_frame *f,
 		return ketw_stream_fail(err, errlen,
 			"PREAMBLE without a ketw file header (magic 0x%08x)",
 			magic);
+	/* A shorter (older) header's missing fields stay 0. */
 	memcpy(h, f->data, KETW_FILE_HEADER_SIZE_V1);
 	if (d->swapped)
 		ketw_swap_file_header(h);
 	hsize = h->header_size;
+	if (hsize > KETW_FILE_HEADER_SIZE_V1 && hsize % KETW_FILE_ALIGN == 0 &&
+	    hsize <= f->len - sizeof(d->hello)) {
+		memset(h, 0, sizeof(*h));
+		memcpy(h, f->data, hsize < sizeof(*h) ? hsize : sizeof(*h));
+		if (d->swapped)
+			ketw_swap_file_header(h);
+	}
 	if (h->version_major != KETW_FILE_VERSION_MAJOR) {
 		ketw_stream_fail(err, errlen,
 			"file format %u.%u is not supported", h->version_major,
@@ -162,37 +163,8 @@ int ketw_stream_rx_create(const char *path, const struct ketw_stream_desc *d,
 		return err;
 	}
 	ketw_output_keep_rundown(rx->out, KETW_STREAM_RUNDOWN_MAX);
-	if (d->hello.flags & KETW_STREAM_F_OFFSET) {
-		rx->have_offset = true;
-		rx->offset = d->hello.realtime_offset;
-		rx->offset_at = d->hello.offset_at;
-	}
 	*rxp = rx;
 	return 0;
-}
-
-static int ketw_stream_rx_clock(struct ketw_stream_rx *rx)
-{
-	int err;
-
-	if (!rx->have_offset || rx->clock_written)
-		return 0;
-	err = ketw_output_add_clock(rx->out, rx->offset, rx->offset_at);
-	if (!err)
-		rx->clock_written = true;
-	return err;
-}
-
-static void ketw_stream_rx_offset(struct ketw_stream_rx *rx, uint32_t flags,
-				  int64_t offset, uint64_t at)
-{
-	if (!(flags & KETW_STREAM_F_OFFSET))
-		return;
-	if (!rx->have_offset || rx->offset != offset)
-		rx->clock_written = false;
-	rx->have_offset = true;
-	rx->offset = offset;
-	rx->offset_at = at;
 }
 
 /* A RECORD frame: one record of the stream's order, checked. */
@@ -214,10 +186,7 @@ static int ketw_stream_rx_record(struct ketw_stream_rx *rx,
 	    KETW_RECORD_SPAN(size) != f->len ||
 	    (flags & KETW_RECORD_PADDING) || cpu >= rx->desc.hdr.nr_cpus)
 		goto bad;
-	/* The rundown and the clock first: the file decodes from its start. */
-	err = ketw_stream_rx_clock(rx);
-	if (!err)
-		err = ketw_output_add_record(rx->out, cpu, f->data, f->len);
+	err = ketw_output_add_record(rx->out, cpu, f->data, f->len);
 	if (err)
 		return err;
 	rx->fs.records++;
@@ -255,7 +224,12 @@ static int ketw_stream_rx_status(struct ketw_stream_rx *rx,
 	    s.entry_size % 8 || s.nr_entries > (f->len - s.size) / s.entry_size ||
 	    s.first_cpu > nr_cpus || s.nr_entries > nr_cpus - s.first_cpu)
 		goto bad;
-	ketw_stream_rx_offset(rx, s.flags, s.realtime_offset, s.offset_at);
+	/* The clocks now, against the header's reference: their drift. */
+	if (s.flags & KETW_STREAM_F_OFFSET) {
+		rx->fs.flags |= KETW_FILE_STREAM_OFFSET;
+		rx->fs.realtime_offset = s.realtime_offset;
+		rx->fs.offset_at = s.offset_at;
+	}
 	rx->fs.sent_records = s.records;
 	rx->fs.dropped_frames = s.dropped_frames;
 	rx->fs.dropped_records = s.dropped_records;
@@ -327,8 +301,6 @@ static int ketw_stream_rx_preamble(struct ketw_stream_rx *rx,
 				rx->fs.seq_gaps += (uint32_t)gap;
 		}
 	}
-	ketw_stream_rx_offset(rx, d.hello.flags, d.hello.realtime_offset,
-			      d.hello.offset_at);
 	return 0;
 }
 
@@ -411,12 +383,10 @@ uint64_t ketw_stream_rx_size(const struct ketw_stream_rx *rx)
 
 int ketw_stream_rx_flush(struct ketw_stream_rx *rx)
 {
-	int err = ketw_stream_rx_clock(rx);
-
-	return err ? err : ketw_output_flush(rx->out);
+	return ketw_output_flush(rx->out);
 }
 
-/* What a file ends with: the last counters, the clock, the stream's. */
+/* What a file ends with: the last counters, the stream's. */
 static int ketw_stream_rx_trailer(struct ketw_stream_rx *rx)
 {
 	int err = ketw_stream_rx_flush(rx);

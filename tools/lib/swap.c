@@ -39,6 +39,8 @@ void ketw_swap_file_header(struct ketw_file_header *h)
 	h->creation_time = bswap_64(h->creation_time);
 	h->flags = bswap_32(h->flags);
 	h->reserved = bswap_32(h->reserved);
+	h->clock_ref = bswap_64(h->clock_ref);
+	h->realtime_ref = bswap_64(h->realtime_ref);
 	ketw_swap_session(&h->session);
 }
 
@@ -152,6 +154,8 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 	struct ketw_sys_error error;
 	struct ketw_sys_module mod;
 	struct ketw_sys_trigger trig;
+	uint32_t w;
+	size_t i;
 
 	switch (h->event_id) {
 	case KETW_SYS_MODULE:
@@ -216,6 +220,16 @@ static void ketw_swap_sys_payload(struct ketw_event_header *h, size_t hdr_size)
 		memcpy(data, &trig, sizeof(trig));
 		break;
 	default:
+		/* A process filter's FILTER: __u32s only. */
+		if (h->event_id == KETW_SYS_FILTER &&
+		    h->version == KETW_SYS_FILTER_PIDS) {
+			for (i = 0; i + 4 <= len; i += 4) {
+				memcpy(&w, data + i, 4);
+				w = bswap_32(w);
+				memcpy(data + i, &w, 4);
+			}
+			break;
+		}
 		ketw_swap_sys_provider_payload(h->event_id, data, len);
 		break;
 	}
@@ -250,12 +264,6 @@ void ketw_swap_records(unsigned char *p, size_t len, size_t hdr_size)
 		}
 		off += span;
 	}
-}
-
-void ketw_swap_file_clock(struct ketw_file_clock *c)
-{
-	c->realtime_offset = (int64_t)bswap_64((uint64_t)c->realtime_offset);
-	c->at = bswap_64(c->at);
 }
 
 void ketw_swap_file_stream(struct ketw_file_stream *s)

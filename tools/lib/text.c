@@ -132,6 +132,49 @@ static void ketw_filter_format(struct ketw_fmt *f, const struct ketw_filter *x)
 		 ketw_eventset_count(&x->filtered));
 }
 
+/*
+ * A process filter's FILTER (version KETW_SYS_FILTER_PIDS):
+ * "pids: all -> 101 102 inherit", "pids: 2 inherit -> all"; the ids of
+ * the initial pid namespace, "+N" for those the record leaves out.
+ */
+static int ketw_sys_filter_pids_format(const struct ketw_record *rec,
+				       char *buf, size_t len)
+{
+	struct ketw_fmt f = { buf, len, 0 };
+	struct ketw_sys_filter_pids p;
+	uint32_t i, id, nr;
+
+	if (len)
+		buf[0] = '\0';
+	if (rec->data_len < sizeof(p))
+		return 0;
+	memcpy(&p, rec->data, sizeof(p));
+	nr = p.nr;
+	if ((rec->data_len - sizeof(p)) / 4 < nr)
+		nr = (rec->data_len - sizeof(p)) / 4;
+	ketw_fmt(&f, "pids: ");
+	if (p.old_flags & KETW_PIDS_ACTIVE)
+		ketw_fmt(&f, "%u%s", p.old_count,
+			 p.old_flags & KETW_PIDS_INHERIT ? " inherit" : "");
+	else
+		ketw_fmt(&f, "all");
+	ketw_fmt(&f, " ->");
+	if (!(p.new_flags & KETW_PIDS_ACTIVE))
+		ketw_fmt(&f, " all");
+	for (i = 0; p.new_flags & KETW_PIDS_ACTIVE && i < nr; i++) {
+		memcpy(&id, (const unsigned char *)rec->data + sizeof(p) + 4 * i,
+		       4);
+		ketw_fmt(&f, " %u", id);
+	}
+	if ((p.new_flags & KETW_PIDS_ACTIVE) && p.new_count > nr)
+		ketw_fmt(&f, " +%u", p.new_count - nr);
+	if ((p.new_flags & KETW_PIDS_ACTIVE) && !p.new_count)
+		ketw_fmt(&f, " none");
+	if (p.new_flags & KETW_PIDS_INHERIT)
+		ketw_fmt(&f, " inherit");
+	return f.n;
+}
+
 static int ketw_sys_rundown_format(const struct ketw_record *rec,
 				   const struct ketw_registry *reg, char *buf,
 				   size_t len)
@@ -152,6 +195,8 @@ static int ketw_sys_rundown_format(const struct ketw_record *rec,
 		buf[0] = '\0';
 	switch (h->event_id) {
 	case KETW_SYS_FILTER:
+		if (h->version == KETW_SYS_FILTER_PIDS)
+			return ketw_sys_filter_pids_format(rec, buf, len);
 		if (rec->data_len < sizeof(flt))
 			return 0;
 		memcpy(&flt, rec->data, sizeof(flt));

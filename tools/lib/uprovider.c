@@ -241,6 +241,14 @@ int __ketw_write(const struct ketw_provider *prov,
 			       __builtin_return_address(0), NULL, NULL);
 }
 
+int __ketw_write_addr(const struct ketw_provider *prov,
+		      const struct ketw_event_descriptor *desc,
+		      const void *data, size_t len, const void *prog_addr)
+{
+	return ketw_user_write(prov, desc, data, len, (void *)prog_addr, NULL,
+			       NULL);
+}
+
 __attribute__((noinline))
 int __ketw_write_activity(const struct ketw_provider *prov,
 			  const struct ketw_event_descriptor *desc,

@@ -127,7 +127,7 @@ int test_run_ketw_tty(const char *const *env, const char *const *argv,
  * Turn a trace file image into the same file written on a machine of
  * the other byte order: headers, records' headers, statistics and the
  * payloads of system events are swapped, provider payloads are not
- * (test_file.c).
+ * (swap.c).
  */
 void test_swap_file(unsigned char *buf, size_t len);
 /* The same for @len bytes of records (a records section's body). */

@@ -2,7 +2,7 @@
 /*
  * Tests: what the trace file writer does for a collector and for
  * rotation (lib/output.c) and what the reader makes of it (lib/input.c):
- * CLOCK, STREAM and RUNDOWN sections, a writer in the other byte order,
+ * STREAM and RUNDOWN sections, a writer in the other byte order,
  * a bound on its memory whatever the number of CPUs, and files cut into
  * chunks, each readable and decodable alone, with every record in
  * exactly one of them.
@@ -14,11 +14,12 @@
 
 static _Alignas(8) unsigned char REC[8192];
 
+/* The header's clock reference as one offset (-1: none). */
 static int64_t clock_off(const struct ketw_input *in)
 {
-	int64_t off = 0;
+	const struct ketw_file_header *h = ketw_input_header(in);
 
-	return ketw_input_clock_offset(in, &off, NULL) ? -1 : off;
+	return h->realtime_ref ? (int64_t)(h->realtime_ref - h->clock_ref) : -1;
 }
 
 static size_t rundown_provider(void *buf, unsigned int cpu, uint64_t seq)
@@ -101,6 +102,8 @@ TEST(chunks_writer_in_other_byte_order)
 
 	test_info(&info, 2);
 	ketw_output_header_init(&h, &info);
+	h.clock_ref = 77;
+	h.realtime_ref = 77 - 123456789;
 	span[0] = rundown_provider(REC, 0, 0);
 	span[1] = rundown_event(REC + span[0], 0, 1);
 	span[2] = test_record(REC + span[0] + span[1], 1, 0, 10, 0, 7,
@@ -115,12 +118,11 @@ TEST(chunks_writer_in_other_byte_order)
 		/* The records as a machine of the other order sends them. */
 		if (w)
 			test_swap_records(REC, all);
-		ASSERT_EQ(ketw_output_add_clock(o, -123456789, 77), 0);
 		for (i = 0, off = 0; i < 4; off += span[i], i++)
 			ASSERT_EQ(ketw_output_add_record(o, i == 2, REC + off,
 							 span[i]), 0);
 		ASSERT_EQ(ketw_output_add_file_stats(o, st, 2), 0);
-		/* A second chunk: the clock and the rundown again, in copy. */
+		/* A second chunk: the header's clock and the rundown in copy. */
 		ASSERT_EQ(ketw_output_rotate(o, test_path(paths[w][1])), 0);
 		ASSERT_EQ(ketw_output_add_stream(o, &fs), 0);
 		ASSERT_EQ(ketw_output_close(o), 0);
@@ -263,9 +265,9 @@ TEST(chunks_rotation_seams)
 	bool decodes = false;
 
 	test_info(&info, 2);
-	ASSERT_EQ(ketw_output_create(test_path("rot.0"), &info, &out), 0);
+	ASSERT_EQ(ketw_output_create_ref(test_path("rot.0"), &info, 1, 1001,
+					 &out), 0);
 	ketw_output_keep_rundown(out, 1 << 16);
-	ASSERT_EQ(ketw_output_add_clock(out, 1000, 1), 0);
 	span = rundown_provider(REC, 0, seq[0]++);
 	ASSERT_EQ(ketw_output_add_record(out, 0, REC, span), 0);
 	span = rundown_event(REC, 0, seq[0]++);

@@ -108,7 +108,7 @@ TEST(cli_help)
 {
 	const char *const cmds[] = {
 		"start", "stop", "extract", "report", "show", "reset", "help",
-		"status", "snapshot", "flush", "record",
+		"status", "snapshot", "flush", "record", "convert", "plot",
 	};
 	char *out = NULL, *err = NULL;
 	unsigned int i;
@@ -299,8 +299,10 @@ TEST(cli_session_flow)
 	CHECK_CONTAINS(o, "session t1: running (policy until-full, 64 KiB x 2 cpus, clock mono, max data 4096, level INFO, match_any 0x3, match_all 0x0, watermark 50%, no rundown)\n");
 	free(o);
 	free(e);
-	run_expect(fake_env, ARGS("start", "-s", "t1"), 1,
+	run_expect(fake_env, ARGS("start", "-s", "t1", "-b", "64"), 1,
 		   "session 't1' already exists (remove it with 'ketw reset -s t1'");
+	run_expect(fake_env, ARGS("start", "-s", "t1"), 1,
+		   "session 't1' is already running");
 
 	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "t1"), &o, &e), 0);
 	CHECK_CONTAINS(o, "session:  t1 (running)");
@@ -356,6 +358,26 @@ TEST(cli_session_flow)
 	CHECK_CONTAINS(o, "(suspended when extracted)");
 	free(o);
 	free(e);
+
+	/* Stopped: 'start -s' alone starts it again; a new shape is refused. */
+	run_expect(fake_env, ARGS("start", "-s", "t1", "-P", "loop"), 1,
+		   "session 't1' exists (stopped): 'ketw start -s t1' alone starts it again");
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("start", "-s", "t1"), &o, &e),
+		  0);
+	CHECK_CONTAINS(o, "session t1: running again (it was stopped; its buffers keep the records they held");
+	free(o);
+	free(e);
+	ASSERT_EQ(test_run_ketw(fake_env, ARGS("show", "-s", "t1"), &o, &e), 0);
+	CHECK_CONTAINS(o, "session:  t1 (running)");
+	free(o);
+	free(e);
+	run_expect(fake_env, ARGS("start", "-s", "t1", "--inherit"), 2,
+		   "--inherit needs the processes given with --pid");
+	run_expect(fake_env, ARGS("start", "-s", "t1", "--pid", "1,x"), 2,
+		   "--pid: '1,x' is not a list of process ids");
+	run_expect(fake_env, ARGS("start", "-s", "t1", "--pid", "0"), 2,
+		   "--pid: '0' is not a list of process ids");
+	run_expect(fake_env, ARGS("stop", "-s", "t1"), 0, NULL);
 
 	run_expect(fake_env, ARGS("reset", "-s", "t1"), 0, NULL);
 	run_expect(fake_env, ARGS("reset", "-s", "t1"), 1,
@@ -583,7 +605,7 @@ TEST(cli_report_truncated_every_length)
 			free(e);
 			break;
 		}
-		if (cut < KETW_FILE_HEADER_SIZE_V1) {
+		if (cut < sizeof(struct ketw_file_header)) {
 			CHECK_EQ(rc, 1);
 			CHECK_CONTAINS(e, "cannot read ");
 		} else {
@@ -1330,4 +1352,64 @@ TEST(cli_enable_disable_rundown)
 	free(o);
 	free(e);
 	run_expect(fake_env, ARGS("reset", "-s", "en"), 0, NULL);
+}
+
+/*
+ * ketw convert and ketw plot from the command line: their usage errors,
+ * and a file of each kind written (make viewers-test checks them field
+ * by field, and in babeltrace2 and Chromium).
+ */
+TEST(cli_convert_plot)
+{
+	const char *golden = test_golden_path("v1.0.ketw");
+	char json[512], svg[512], html[512];
+	unsigned char *p;
+	size_t len;
+
+	snprintf(json, sizeof(json), "%s", test_path("conv.json"));
+	snprintf(svg, sizeof(svg), "%s", test_path("plot.svg"));
+	snprintf(html, sizeof(html), "%s", test_path("plot.html"));
+	run_expect(NO_DEV, ARGS("convert", golden, "-o", json), 2,
+		   "--to chrome or --to ctf is needed");
+	run_expect(NO_DEV, ARGS("convert", golden, "--to", "xml", "-o", json), 2,
+		   "--to: 'xml' is not chrome or ctf");
+	run_expect(NO_DEV, ARGS("convert", golden, "--to", "chrome"), 2,
+		   "-o OUT is needed");
+	run_expect(NO_DEV, ARGS("convert", test_path("missing.ketw"), "--to",
+				"chrome", "-o", json), 1, "cannot read ");
+	run_expect(NO_DEV, ARGS("plot", golden), 2, "-o FILE.svg or FILE.html");
+	run_expect(NO_DEV, ARGS("plot", golden, "-o", "x.png"), 2,
+		   "neither .svg nor .html");
+	run_expect(NO_DEV, ARGS("plot", golden, "-o", svg, "--width", "10"), 2,
+		   "--width: '10' is not 400..20000 pixels");
+	run_expect(NO_DEV, ARGS("plot", golden, "-o", svg, "--from", "1.x"), 2,
+		   "--from: '1.x' is not SECONDS[.FRACTION]");
+	run_expect(NO_DEV, ARGS("plot", golden, "-o", svg, "--from", "2",
+				"--to", "1"), 2, "--to is before --from");
+
+	ASSERT(run_expect(NO_DEV, ARGS("convert", golden, "--to", "chrome",
+				       "-o", json), 0, NULL));
+	p = test_slurp(json, &len);
+	ASSERT(p != NULL);
+	CHECK(len > 100 && p[0] == '{');
+	CHECK(memmem(p, len, "\"traceEvents\": [", strlen("\"traceEvents\": [")) != NULL);
+	/* The golden file's tick at 1.000001000 s: us with ns decimals. */
+	CHECK(memmem(p, len, "\"ts\": 1000001.000,", strlen("\"ts\": 1000001.000,")) != NULL);
+	CHECK(memmem(p, len, "\"displayTimeUnit\": \"ns\"", strlen("\"displayTimeUnit\": \"ns\"")) != NULL);
+	free(p);
+	ASSERT(run_expect(NO_DEV, ARGS("plot", golden, "-o", svg), 0, NULL));
+	p = test_slurp(svg, &len);
+	ASSERT(p != NULL);
+	CHECK(memmem(p, len, "<svg xmlns=", strlen("<svg xmlns=")) != NULL);
+	CHECK(memmem(p, len, "id=\"lane-cpu0\"", strlen("id=\"lane-cpu0\"")) != NULL);
+	CHECK(memmem(p, len, "id=\"lane-cpu1\"", strlen("id=\"lane-cpu1\"")) != NULL);
+	CHECK(memmem(p, len, "data-provider=\"ketw-sample\"", strlen("data-provider=\"ketw-sample\"")) != NULL);
+	CHECK(memmem(p, len, "</svg>", strlen("</svg>")) != NULL);
+	free(p);
+	ASSERT(run_expect(NO_DEV, ARGS("plot", golden, "-o", html), 0, NULL));
+	p = test_slurp(html, &len);
+	ASSERT(p != NULL);
+	CHECK(len > 15 && !memcmp(p, "<!DOCTYPE html>", 15));
+	CHECK(memmem(p, len, "</html>", strlen("</html>")) != NULL);
+	free(p);
 }

@@ -1063,7 +1063,7 @@ TEST(old_format_1_0_reads_as_before)
 	}
 }
 
-/* The same trace written today: format 1.2, the context bits valid. */
+/* The same trace written today: format 1.3, the context bits valid. */
 TEST(new_format_says_context_valid)
 {
 	const char *path = test_path("rundown-ctx.ketw");
@@ -1080,7 +1080,7 @@ TEST(new_format_says_context_valid)
 	ASSERT_EQ(ketw_input_open_mem(img, len, &in, NULL, 0), 0);
 	h = ketw_input_header(in);
 	CHECK_EQ(h->version_minor, KETW_FILE_VERSION_MINOR);
-	CHECK_EQ(KETW_FILE_VERSION_MINOR, 2);
+	CHECK_EQ(KETW_FILE_VERSION_MINOR, 3);
 	CHECK_EQ(h->flags, KETW_FILE_F_RECORD_CTX);
 	while (ketw_input_next(in, &rec) > 0) {
 		CHECK(rec.context);

@@ -404,3 +404,52 @@ TEST(sys_payload_format_short_and_names)
 	CHECK(ketw_sys_payload_format(&r, line, 10) > 10);
 	CHECK_EQ(strlen(line), 9);
 }
+
+/* A process filter's FILTER (version 1): before and after, in words. */
+TEST(sys_payload_format_filter_pids)
+{
+	struct {
+		struct ketw_sys_filter_pids h;
+		uint32_t pids[3];
+	} p = {
+		.h = { .new_flags = KETW_PIDS_ACTIVE | KETW_PIDS_INHERIT,
+		       .new_count = 5, .nr = 3 },
+		.pids = { 101, 102, 4000 },
+	};
+	struct ketw_record_iter it;
+	struct ketw_record r;
+	char line[256];
+
+	test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_FILTER, &p,
+		    sizeof(p));
+	((struct ketw_event_header *)BUF)->version = KETW_SYS_FILTER_PIDS;
+	ketw_record_iter_init(&it, BUF, sizeof(BUF));
+	ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+	CHECK(ketw_sys_payload_format(&r, line, sizeof(line)) > 0);
+	CHECK_STR(line, "pids: all -> 101 102 4000 +2 inherit");
+
+	p.h.old_flags = KETW_PIDS_ACTIVE;
+	p.h.old_count = 2;
+	p.h.new_flags = 0;
+	p.h.new_count = 0;
+	p.h.nr = 0;
+	test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_FILTER, &p,
+		    sizeof(p.h));
+	((struct ketw_event_header *)BUF)->version = KETW_SYS_FILTER_PIDS;
+	ketw_record_iter_init(&it, BUF, sizeof(BUF));
+	ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+	ketw_sys_payload_format(&r, line, sizeof(line));
+	CHECK_STR(line, "pids: 2 -> all");
+
+	/* nr past the payload: only what is there. */
+	p.h.new_flags = KETW_PIDS_ACTIVE;
+	p.h.new_count = 3;
+	p.h.nr = 200;
+	test_record(BUF, 0, 0, 1, KETW_RECORD_SYSTEM, KETW_SYS_FILTER, &p,
+		    sizeof(p.h) + 4);
+	((struct ketw_event_header *)BUF)->version = KETW_SYS_FILTER_PIDS;
+	ketw_record_iter_init(&it, BUF, sizeof(BUF));
+	ASSERT_EQ(ketw_record_iter_next(&it, &r), 1);
+	ketw_sys_payload_format(&r, line, sizeof(line));
+	CHECK_STR(line, "pids: 2 -> 101 +2");
+}

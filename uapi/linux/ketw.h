@@ -4,9 +4,10 @@
  *
  * This is the only header shared by the kernel module and user space.
  * Everything here is fixed-width, naturally aligned and explicitly padded.
- * Extensible structures start with a __u32 size: the kernel accepts older
- * (shorter) and newer (longer) versions; a longer one must have a zeroed
- * tail, otherwise the ioctl fails with E2BIG.
+ * Extensible structures have a __u32 size, first (but in struct
+ * ketw_pid_filter, which names its session first): the kernel accepts
+ * older (shorter) and newer (longer) versions; a longer one must have a
+ * zeroed tail, otherwise the ioctl fails with E2BIG.
  */
 #ifndef _UAPI_LINUX_KETW_H
 #define _UAPI_LINUX_KETW_H
@@ -383,11 +384,52 @@ struct ketw_filter {
 	struct ketw_event_set filtered;
 };
 
-/* FILTER: a running session's filter for a provider changed. */
+/*
+ * FILTER: a running session's filter for a provider changed. Its
+ * record's version is 0 (KETW_SYS_FILTER_PROVIDER) and its payload a
+ * struct ketw_sys_filter.
+ */
 struct ketw_sys_filter {
 	__u8  provider_guid[KETW_GUID_SIZE];
 	struct ketw_filter old_filter;
 	struct ketw_filter new_filter;
+};
+
+/* FILTER records' version: which filter changed, so which payload. */
+#define KETW_SYS_FILTER_PROVIDER	0	/* struct ketw_sys_filter */
+#define KETW_SYS_FILTER_PIDS		1	/* struct ketw_sys_filter_pids */
+
+/* Process ids a FILTER record of a process filter lists, at most. */
+#define KETW_SYS_FILTER_PIDS_MAX	64
+
+/**
+ * struct ketw_sys_filter_pids - FILTER: a session's process filter changed
+ * @old_flags: the filter replaced: KETW_PIDS_INHERIT, and
+ *             KETW_PIDS_ACTIVE if there was one (else the session traced
+ *             every process).
+ * @old_count: processes it held.
+ * @new_flags: the new filter, as @old_flags (no KETW_PIDS_ACTIVE: the
+ *             session traces every process from now on).
+ * @new_count: processes it holds.
+ * @nr:        entries of @pids: @new_count, at most
+ *             KETW_SYS_FILTER_PIDS_MAX (so that the payload stays
+ *             smaller than a struct ketw_sys_filter, which a reader that
+ *             does not look at the version would take it for).
+ * @reserved:  0.
+ * @pids:      the first @nr processes of the new filter, by process id in
+ *             the initial pid namespace, as records' process_id.
+ *
+ * Logged (record version KETW_SYS_FILTER_PIDS) by each KETW_IOC_SET_PIDS
+ * on a running session, not when a child joins or a process leaves.
+ */
+struct ketw_sys_filter_pids {
+	__u32 old_flags;
+	__u32 old_count;
+	__u32 new_flags;
+	__u32 new_count;
+	__u32 nr;
+	__u32 reserved;
+	__u32 pids[];
 };
 
 struct ketw_sys_provider {
@@ -651,6 +693,66 @@ struct ketw_trigger {
 };
 
 #define KETW_TRIGGER_SIZE_VER0	144
+
+/*
+ * Process filter (ETW's PID filter, ftrace's set_event_pid, the pid of
+ * POSIX's posix_trace_create() and its POSIX_TRACE_INHERITED): a session
+ * with one stores only the events logged while the current task belongs
+ * to one of its processes (thread groups), whatever the context the
+ * event is logged from (an interrupt counts for the task it
+ * interrupted), from kernel and user providers alike. System events are
+ * never filtered. Processes leave the filter when they end (their last
+ * thread exits), so a recycled pid is not traced; a filter whose
+ * processes all ended takes no event until it is set again.
+ */
+#define KETW_PIDS_MAX		1024	/* processes a filter holds, inherited children included */
+#define KETW_PIDS_INHERIT	_BITUL(0)	/* also trace children forked after the set */
+#define KETW_PIDS_ACTIVE	_BITUL(31)	/* GET: the session has a process filter */
+
+/**
+ * struct ketw_pid_filter - set (SET_PIDS) or read (GET_PIDS) a session's
+ * process filter
+ * @session:  the session's name.
+ * @size:     sizeof(struct ketw_pid_filter) as the caller knows it
+ *            (extensible, though not the first field).
+ * @flags:    SET: KETW_PIDS_INHERIT or 0; GET: out, KETW_PIDS_INHERIT
+ *            and KETW_PIDS_ACTIVE as the filter has them (0: the session
+ *            traces every process).
+ * @count:    SET: pids given, at most KETW_PIDS_MAX; 0 = trace every
+ *            process again. GET: out, processes the filter holds now
+ *            that the caller's pid namespace can see (may exceed
+ *            @capacity: call again with more room).
+ * @capacity: GET: entries @pids has room for (0: only learn @count);
+ *            SET: ignored.
+ * @pids:     user address of an array of __s32, process ids (thread
+ *            group ids) in the caller's pid namespace. GET writes the
+ *            first min(@count, @capacity), smallest first.
+ *
+ * SET replaces the filter whole, at once for every provider, running or
+ * not; on a running session it logs FILTER (struct ketw_sys_filter_pids),
+ * unless it clears a session that had no filter.
+ * Every pid must name a live process the caller's pid namespace sees
+ * (its process id, not another thread's id): ESRCH otherwise; a pid
+ * given twice counts once. With KETW_PIDS_INHERIT, a process forked by
+ * a process of the filter after the set joins it, up to KETW_PIDS_MAX
+ * (children beyond are counted in struct ketw_session_status's
+ * @pids_dropped). GET reports ids in the caller's pid namespace: a
+ * process it cannot see (a parent namespace's) is left out of @count
+ * and @pids. SET: EINVAL for @count above KETW_PIDS_MAX, a pid 0 or
+ * negative, unknown @flags or KETW_PIDS_INHERIT with @count 0; ESRCH;
+ * EFAULT; ENOENT for no such session; ENOMEM. The filter goes with its
+ * session (DESTROY).
+ */
+struct ketw_pid_filter {
+	char  session[KETW_NAME_MAX];
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 capacity;
+	__u64 pids;
+};
+
+#define KETW_PID_FILTER_SIZE_VER0	56
 
 /**
  * struct ketw_user_provider - register a provider from user space
@@ -1001,6 +1103,12 @@ struct ketw_cpu_stats {
  *                  session stops first).
  * @wakeups:        (VER1) KETW_TRIGGER_WAKE actions done.
  * @reserved2:      0.
+ * @pids:           (VER2) processes the session's process filter holds
+ *                  (all of them, whatever the caller's pid namespace
+ *                  sees); 0 without a filter (struct ketw_pid_filter).
+ * @pids_dropped:   (VER2) children its KETW_PIDS_INHERIT filters could
+ *                  not take, being full (KETW_PIDS_MAX), since the
+ *                  session was created.
  *
  * poll() on a /dev/ketw file attached to the session reports EPOLLPRI
  * while @snapshots_ready or @wakeups is above what the file last read
@@ -1026,10 +1134,13 @@ struct ketw_session_status {
 	__u32 snapshots_ready;
 	__u32 wakeups;
 	__u32 reserved2;
+	__u32 pids;
+	__u32 pids_dropped;
 };
 
 #define KETW_SESSION_STATUS_SIZE_VER0	96
 #define KETW_SESSION_STATUS_SIZE_VER1	112
+#define KETW_SESSION_STATUS_SIZE_VER2	120
 
 /**
  * struct ketw_snapshot - copy one CPU's buffer without consuming it
@@ -1320,7 +1431,15 @@ struct ketw_meta_page {
  * was there, and logs FLUSH_STOP (ERROR too if it timed out). SESSIONS
  * lists every session (struct ketw_session_list). TRIGGER_ADD arms a
  * trigger on a session, TRIGGER_DEL removes one or all (struct
- * ketw_trigger).
+ * ketw_trigger). SET_PIDS sets or clears a session's process filter,
+ * GET_PIDS reads it (struct ketw_pid_filter).
+ *
+ * START on a stopped session resumes it: its buffers keep what they
+ * hold, and START (and the rundown, unless NO_RUNDOWN) follows the STOP
+ * in them. An UNTIL_FULL session whose buffers are still full (a reader
+ * has not made room since it stopped) is not resumed: ENOSPC, and
+ * nothing is logged (POSIX: "the status of the trace stream shall not
+ * be changed"). START on a running session is EBUSY.
  */
 #define KETW_IOC_CREATE		_IOWR(KETW_IOC_MAGIC, 1, struct ketw_session_attr)
 #define KETW_IOC_START		_IOW(KETW_IOC_MAGIC, 2, struct ketw_session_ref)
@@ -1343,5 +1462,7 @@ struct ketw_meta_page {
 #define KETW_IOC_USER_CONFLICT	_IOWR(KETW_IOC_MAGIC, 19, struct ketw_user_conflict)
 #define KETW_IOC_TRIGGER_ADD	_IOWR(KETW_IOC_MAGIC, 20, struct ketw_trigger)
 #define KETW_IOC_TRIGGER_DEL	_IOW(KETW_IOC_MAGIC, 21, struct ketw_trigger)
+#define KETW_IOC_SET_PIDS	_IOW(KETW_IOC_MAGIC, 22, struct ketw_pid_filter)
+#define KETW_IOC_GET_PIDS	_IOWR(KETW_IOC_MAGIC, 23, struct ketw_pid_filter)
 
 #endif /* _UAPI_LINUX_KETW_H */

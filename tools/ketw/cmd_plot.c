@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ketw plot [FILE] -o OUT.svg|OUT.html [--from S] [--to S] [--provider P]...
+ * [--width PX]: the timeline of a trace file as a picture no other
+ * program is needed for (plot_svg.c draws it; Documentation/ketw-viewers.rst).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plot.h"
+
+enum {
+	PLOT_OPT_PROVIDER = 0x200,
+	PLOT_OPT_FROM,
+	PLOT_OPT_TO,
+	PLOT_OPT_WIDTH,
+};
+
+static bool plot_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "provider", required_argument, NULL, PLOT_OPT_PROVIDER },
+		{ "from", required_argument, NULL, PLOT_OPT_FROM },
+		{ "to", required_argument, NULL, PLOT_OPT_TO },
+		{ "width", required_argument, NULL, PLOT_OPT_WIDTH },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct plot_opts o = { .width = 1200 };
+	const char *path = CLI_DEFAULT_FILE, *out = NULL;
+	struct ketw_input *in;
+	char err_msg[256];
+	int c, err, ret = CLI_EXIT_OK;
+	uint64_t v;
+	FILE *f;
+
+	while ((c = cli_getopt_long(argc, argv, "o:i:", longopts,
+				    &ret)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'i':
+			path = optarg;
+			break;
+		case PLOT_OPT_PROVIDER:
+			if (o.nr_providers == PLOT_MAX_PROVIDERS)
+				return cli_usage_error(argv[0],
+					"--provider: at most %d", PLOT_MAX_PROVIDERS);
+			if (ketw_provider_ref_parse(optarg,
+					&o.providers[o.nr_providers++]))
+				return cli_usage_error(argv[0],
+					"--provider: '%s' is not a provider name or GUID",
+					optarg);
+			break;
+		case PLOT_OPT_FROM:
+		case PLOT_OPT_TO:
+			if (cli_parse_seconds(optarg, c == PLOT_OPT_FROM ?
+					      &o.from : &o.to))
+				return cli_usage_error(argv[0],
+					"--%s: '%s' is not SECONDS[.FRACTION]",
+					c == PLOT_OPT_FROM ? "from" : "to",
+					optarg);
+			if (c == PLOT_OPT_FROM)
+				o.from_set = true;
+			else
+				o.to_set = true;
+			break;
+		case PLOT_OPT_WIDTH:
+			if (ketw_parse_u64(optarg, 20000, &v) || v < 400)
+				return cli_usage_error(argv[0],
+					"--width: '%s' is not 400..20000 pixels",
+					optarg);
+			o.width = (unsigned int)v;
+			break;
+		default:
+			return ret;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'",
+				       argv[optind]);
+	if (!out)
+		return cli_usage_error(argv[0], "-o FILE.svg or FILE.html is needed");
+	if (plot_ends_with(out, ".html") || plot_ends_with(out, ".htm"))
+		o.html = true;
+	else if (!plot_ends_with(out, ".svg") && strcmp(out, "-"))
+		return cli_usage_error(argv[0],
+			"-o: '%s' is neither .svg nor .html", out);
+	if (o.from_set && o.to_set && o.to < o.from)
+		return cli_usage_error(argv[0], "--to is before --from");
+
+	err = ketw_input_open_flags(path, KETW_INPUT_PARTIAL, &in, err_msg,
+				    sizeof(err_msg));
+	if (err)
+		return cli_error("cannot read %s: %s", path, err_msg);
+	if (ketw_input_truncated(in)) {
+		cli_error("%s: truncated at byte %llu: plotting its %llu complete sections",
+			  path, (unsigned long long)ketw_input_truncated(in),
+			  (unsigned long long)ketw_input_nr_sections(in));
+		ret = CLI_EXIT_TRUNCATED;
+	}
+	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+	if (!f) {
+		err = errno;
+		ketw_input_close(in);
+		return cli_error("cannot create %s: %s", out, strerror(err));
+	}
+	err = cli_plot(in, path, &o, f);
+	if (f != stdout ? fclose(f) : fflush(f))
+		err = err ? err : -EIO;
+	ketw_input_close(in);
+	if (err)
+		return cli_error("plotting %s: %s", path, strerror(-err));
+	return ret;
+}
