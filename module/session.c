@@ -1192,14 +1192,21 @@ int ketw_session_wait(struct ketw_session *s, wait_queue_head_t *wq,
  * @s: the session; the caller holds a reference and has called
  *     poll_wait() on a wait queue that @s's ring wakes.
  *
- * Return: EPOLLIN at the watermark; when the session is not running,
- * EPOLLIN while records are left and EPOLLHUP once it is drained; else 0.
+ * Return: EPOLLIN at the watermark (with KETW_SESSION_WAKE_ANY, at any
+ * record); when the session is not running, EPOLLIN while records are
+ * left and EPOLLHUP once it is drained; else 0.
  */
 __poll_t ketw_session_poll(struct ketw_session *s)
 {
-	ketw_ring_arm_wakeup(s->ring, KETW_WAIT_WATERMARK);
-	if (ketw_ring_above_watermark(s->ring))
-		return EPOLLIN | EPOLLRDNORM;
+	if (READ_ONCE(s->attr.flags) & KETW_SESSION_WAKE_ANY) {
+		ketw_ring_arm_wakeup(s->ring, KETW_WAIT_ANY);
+		if (!ketw_ring_empty(s->ring))
+			return EPOLLIN | EPOLLRDNORM;
+	} else {
+		ketw_ring_arm_wakeup(s->ring, KETW_WAIT_WATERMARK);
+		if (ketw_ring_above_watermark(s->ring))
+			return EPOLLIN | EPOLLRDNORM;
+	}
 	if (READ_ONCE(s->state) != KETW_STATE_RUNNING)
 		return ketw_ring_empty(s->ring) ? EPOLLHUP :
 						  EPOLLIN | EPOLLRDNORM;

@@ -6,6 +6,8 @@
  */
 #include "ketw_test.h"
 #include <poll.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <pthread.h>
 #include "kselftest_harness.h"
 
@@ -439,6 +441,45 @@ TEST_F(pol, poll_at_watermark)
 	self->attr.watermark = 101;
 	EXPECT_EQ(-1, ioctl(self->fd, KETW_IOC_CREATE, &self->attr));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * KETW_SESSION_WAKE_ANY: readable at the first record, far below the
+ * watermark, and a poller sleeping on an empty session wakes for one
+ * event logged later.
+ */
+TEST_F(pol, poll_wake_any)
+{
+	struct pollfd p = { .fd = self->fd, .events = POLLIN };
+	struct timespec t0, t1;
+	char buf[1 << 16];
+	pid_t pid;
+	int st;
+
+	self->attr.buffer_kb = 16;
+	self->attr.watermark = 100;
+	self->attr.flags = KETW_SESSION_WAKE_ANY | KETW_SESSION_NO_RUNDOWN;
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	/* START alone makes it readable; read it, then it is empty. */
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	ASSERT_LT(0, read(self->fd, buf, sizeof(buf)));
+	EXPECT_EQ(0, poll(&p, 1, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		usleep(300000);
+		_exit(sample_emit(1) ? 1 : 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	EXPECT_EQ(1, poll(&p, 1, 10000));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_TRUE(p.revents & POLLIN);
+	/* Woken by the event, not by the timeout. */
+	EXPECT_GT(8, t1.tv_sec - t0.tv_sec);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_EQ(0, st);
+	ASSERT_LT(0, read(self->fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
 }
 
 /* A thousand sessions made and destroyed leave nothing behind. */

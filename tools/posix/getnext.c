@@ -7,12 +7,13 @@
  * A live stream's file is non-blocking: records are read in batches
  * (everything the session holds, up to KP_BATCH_SIZE bytes) and reported
  * in timestamp order within a batch. A reader that finds nothing sleeps
- * in poll() on the session's file (readable at its watermark, 1% of a
- * buffer, and once the session stops) and on the stream's eventfd
- * (written by posix_trace_shutdown()), for KP_WAIT_MS at most: poll()
- * does not wake for a record below the watermark, nor for one a writer
- * committed while the reader went to sleep (ketw's readers re-check as
- * often). A signal ends the wait with EINTR whatever SA_RESTART says.
+ * in poll() on the session's file (readable as soon as a record is
+ * pending: the session is KETW_SESSION_WAKE_ANY; and once it stops) and
+ * on the stream's eventfd (written by posix_trace_shutdown()), for
+ * KP_WAIT_MS at most: a writer that commits a record just as the reader
+ * goes to sleep may miss waking it (ketw's writers do not pay a full
+ * barrier per event), and the bound makes that record late, not lost.
+ * A signal ends the wait with EINTR whatever SA_RESTART says.
  */
 #include <errno.h>
 #include <poll.h>
@@ -22,7 +23,7 @@
 #include "kp_internal.h"
 
 #define KP_BATCH_SIZE	(256 * 1024)	/* more than any record */
-#define KP_WAIT_MS	100
+#define KP_WAIT_MS	500
 
 static int kp_rec_cmp(const void *a, const void *b)
 {

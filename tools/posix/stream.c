@@ -107,7 +107,8 @@ static int kp_session_create(struct kp_stream *s, const trace_attr_t *a)
 	for (tries = 0; tries < 64; tries++) {
 		kp_session_name(s->session);
 		ketw_session_attr_init(&sa, s->session);
-		sa.flags = KETW_SESSION_NO_RUNDOWN | KETW_SESSION_OWNED;
+		sa.flags = KETW_SESSION_NO_RUNDOWN | KETW_SESSION_OWNED |
+			   KETW_SESSION_WAKE_ANY;
 		sa.buffer_kb = kb;
 		sa.policy = a->__stream_policy;	/* POSIX's values are ketw's */
 		sa.max_data_size = KP_HEAD_SIZE + a->__max_data_size;

@@ -1016,10 +1016,19 @@ struct ketw_session_attr {
  * and returns 0. A file owns at most one session: CREATE with OWNED on a
  * file that owns one not yet destroyed fails with EBUSY. A recorder that
  * dies leaves no session behind (Documentation/ketw-lifetimes.rst).
+ *
+ * WAKE_ANY: poll() and epoll report the session readable as soon as any
+ * record is pending, not at the watermark: for a live reader that wants
+ * each event at once (an analyzer's getnext) more than it minds being
+ * woken per record. Writers then queue a wakeup for each record they
+ * commit while a reader sleeps. Like the watermark, a wakeup a writer
+ * races with can be missed, so a reader also bounds its wait.
  */
 #define KETW_SESSION_NO_RUNDOWN	_BITUL(0)
 #define KETW_SESSION_OWNED	_BITUL(1)
-#define KETW_SESSION_FLAGS	(KETW_SESSION_NO_RUNDOWN | KETW_SESSION_OWNED)
+#define KETW_SESSION_WAKE_ANY	_BITUL(2)
+#define KETW_SESSION_FLAGS	(KETW_SESSION_NO_RUNDOWN | KETW_SESSION_OWNED | \
+				 KETW_SESSION_WAKE_ANY)
 
 /* Session states (POSIX stream status). */
 #define KETW_STATE_CREATED	0  /* never started */
