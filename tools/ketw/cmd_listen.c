@@ -35,7 +35,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "rotate.h"
 
 #define LISTEN_PORT		7473
 #define LISTEN_MAX_CONN		64
@@ -428,12 +427,31 @@ static void listen_read(struct listen *l, struct listen_conn *c)
 				  "no PREAMBLE in its first MiB: not a ketw stream; closed");
 }
 
+/* "127.0.0.1:7473" or "[::1]:7473". */
+static void listen_addr_name(const struct sockaddr_storage *ss, char *buf,
+			     size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
+	} else {
+		const struct sockaddr_in *a = (const void *)ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
+	}
+}
+
 static void listen_accept(struct listen *l)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	char host[INET6_ADDRSTRLEN], name[80];
-	int fd, port = 0;
+	char name[80];
+	int fd;
 
 	fd = accept4(l->lfd, (struct sockaddr *)&ss, &len,
 		     SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -447,19 +465,7 @@ static void listen_accept(struct listen *l)
 			       l->nr_conns);
 		return;
 	}
-	if (ss.ss_family == AF_INET6) {
-		struct sockaddr_in6 *a = (void *)&ss;
-
-		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-		port = ntohs(a->sin6_port);
-		snprintf(name, sizeof(name), "[%s]:%d", host, port);
-	} else {
-		struct sockaddr_in *a = (void *)&ss;
-
-		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-		port = ntohs(a->sin_port);
-		snprintf(name, sizeof(name), "%s:%d", host, port);
-	}
+	listen_addr_name(&ss, name, sizeof(name));
 	listen_conn_add(l, fd, name, false);
 }
 
@@ -669,23 +675,14 @@ int cmd_listen(int argc, char **argv)
 		if (!l.quiet) {
 			struct sockaddr_storage ss;
 			socklen_t len = sizeof(ss);
-			char host[INET6_ADDRSTRLEN] = "?";
-			int p = 0;
+			char name[80], *colon;
 
 			getsockname(l.lfd, (struct sockaddr *)&ss, &len);
-			if (ss.ss_family == AF_INET6) {
-				inet_ntop(AF_INET6,
-					  &((struct sockaddr_in6 *)&ss)->sin6_addr,
-					  host, sizeof(host));
-				p = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-			} else {
-				inet_ntop(AF_INET,
-					  &((struct sockaddr_in *)&ss)->sin_addr,
-					  host, sizeof(host));
-				p = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-			}
-			printf("listen: on %s port %d, files into %s\n", host,
-			       p, l.dir);
+			listen_addr_name(&ss, name, sizeof(name));
+			colon = strrchr(name, ':');
+			*colon = '\0';
+			printf("listen: on %s port %s, files into %s\n", name,
+			       colon + 1, l.dir);
 		}
 	}
 	for (i = 0; i < nr_serials; i++) {

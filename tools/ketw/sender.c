@@ -451,25 +451,9 @@ int cli_sender_status(struct cli_sender *s, const struct ketw_cpu_stats *st,
 
 	if (nr > s->max_stats)
 		nr = s->max_stats;
-	for (i = 0; i < nr; i++) {
-		struct ketw_file_cpu_stats *e = &s->stats[i];
-
-		memset(e, 0, sizeof(*e));
-		e->cpu = st[i].cpu;
-		if (valid && !valid[i])
-			continue;
-		e->flags = KETW_FILE_STATS_VALID;
-		e->written = st[i].written;
-		e->lost_full = st[i].lost_full;
-		e->overwritten = st[i].overwritten;
-		e->lost_busy = st[i].lost_busy;
-		e->lost_nested = st[i].lost_nested;
-		e->truncated = st[i].truncated;
-		e->read = st[i].read;
-		e->sequence = st[i].sequence;
-		e->produced = st[i].produced;
-		e->consumed = st[i].consumed;
-	}
+	for (i = 0; i < nr; i++)
+		ketw_file_cpu_stats_set(&s->stats[i], &st[i],
+					!valid || valid[i]);
 	s->nr_stats = nr;
 	s->stats_final = final;
 	/* A receiver joining a serial line late learns how to decode. */

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "rotate.h"
 
 int cli_trace_create(struct cli_trace *t, const char *path,
 		     const struct ketw_session_attr *attr,

@@ -238,68 +238,77 @@ static int ketw_input_parse_stream(struct ketw_input *in, const unsigned char *b
 	return 0;
 }
 
-static int ketw_input_header_check(struct ketw_input *in,
-				   struct ketw_input_err *e)
+int ketw_file_header_parse(const void *buf, size_t len,
+			   struct ketw_file_header *h, bool *swapped,
+			   char *err, size_t errlen)
 {
-	struct ketw_file_header *h = &in->hdr;
+	struct ketw_input_err e = { .buf = err, .len = errlen };
 	uint32_t magic;
 	size_t n;
 
-	if (in->len < sizeof(magic))
-		return ketw_input_fail(e, -EBADMSG,
-			"not a ketw trace file (%zu bytes)", in->len);
-	memcpy(&magic, in->buf, sizeof(magic));
+	*swapped = false;
+	if (len < sizeof(magic))
+		return ketw_input_fail(&e, -EBADMSG,
+			"not a ketw trace file (%zu bytes)", len);
+	memcpy(&magic, buf, sizeof(magic));
 	if (magic == bswap_32(KETW_FILE_MAGIC) &&
 	    magic != KETW_FILE_MAGIC)
-		in->swapped = true;
+		*swapped = true;
 	else if (magic != KETW_FILE_MAGIC)
-		return ketw_input_fail(e, -EBADMSG,
+		return ketw_input_fail(&e, -EBADMSG,
 			"not a ketw trace file (magic 0x%08x)", magic);
-	if (in->len < KETW_FILE_HEADER_SIZE_V1)
-		return ketw_input_fail(e, -EBADMSG,
+	if (len < KETW_FILE_HEADER_SIZE_V1)
+		return ketw_input_fail(&e, -EBADMSG,
 			"truncated: %zu bytes, shorter than the file header",
-			in->len);
+			len);
 
 	/* Fields a shorter (older) header lacks stay 0. */
 	memset(h, 0, sizeof(*h));
-	memcpy(h, in->buf, KETW_FILE_HEADER_SIZE_V1);
-	if (in->swapped)
+	memcpy(h, buf, KETW_FILE_HEADER_SIZE_V1);
+	if (*swapped)
 		ketw_swap_file_header(h);
 	if (h->version_major != KETW_FILE_VERSION_MAJOR)
-		return ketw_input_fail(e, -EPROTONOSUPPORT,
+		return ketw_input_fail(&e, -EPROTONOSUPPORT,
 			"format version %u.%u is not supported (this reader knows %u.x)",
 			h->version_major, h->version_minor,
 			KETW_FILE_VERSION_MAJOR);
 	if (h->header_size >= KETW_FILE_HEADER_SIZE_V1 &&
-	    !(h->header_size % KETW_FILE_ALIGN) && h->header_size > in->len)
-		return ketw_input_fail(e, -EBADMSG,
+	    !(h->header_size % KETW_FILE_ALIGN) && h->header_size > len)
+		return ketw_input_fail(&e, -EBADMSG,
 			"truncated: %zu bytes, shorter than the file header (%u)",
-			in->len, h->header_size);
+			len, h->header_size);
 	if (h->header_size < KETW_FILE_HEADER_SIZE_V1 ||
-	    h->header_size % KETW_FILE_ALIGN || h->header_size > in->len)
-		return ketw_input_fail(e, -EBADMSG,
-			"corrupt: header size %u (file of %zu bytes)",
-			h->header_size, in->len);
+	    h->header_size % KETW_FILE_ALIGN || h->header_size > len)
+		return ketw_input_fail(&e, -EBADMSG,
+			"corrupt: header size %u (%zu bytes)",
+			h->header_size, len);
 	n = h->header_size < sizeof(*h) ? h->header_size : sizeof(*h);
 	if (n > KETW_FILE_HEADER_SIZE_V1) {
-		memcpy(h, in->buf, n);
-		if (in->swapped)
+		memcpy(h, buf, n);
+		if (*swapped)
 			ketw_swap_file_header(h);
 	}
 	if (h->record_header_size < KETW_EVENT_HEADER_SIZE ||
 	    h->record_header_size % KETW_RECORD_ALIGN ||
 	    h->record_header_size > KETW_RECORD_SPAN(0xffffu))
-		return ketw_input_fail(e, -EBADMSG,
+		return ketw_input_fail(&e, -EBADMSG,
 			"corrupt: record header size %u",
 			h->record_header_size);
 	if (!h->nr_cpus || h->nr_cpus > KETW_FILE_MAX_CPUS)
-		return ketw_input_fail(e, -EBADMSG,
+		return ketw_input_fail(&e, -EBADMSG,
 			"corrupt: %u cpus", h->nr_cpus);
 	h->session.name[sizeof(h->session.name) - 1] = '\0';
 	h->hostname[sizeof(h->hostname) - 1] = '\0';
 	h->release[sizeof(h->release) - 1] = '\0';
 	h->machine[sizeof(h->machine) - 1] = '\0';
 	return 0;
+}
+
+static int ketw_input_header_check(struct ketw_input *in,
+				   struct ketw_input_err *e)
+{
+	return ketw_file_header_parse(in->buf, in->len, &in->hdr,
+				      &in->swapped, e->buf, e->len);
 }
 
 /* Allocate what the sections need: at most one cursor per section. */

@@ -64,6 +64,16 @@ void ketw_swap_file_cpu_stats(struct ketw_file_cpu_stats *e);
 void ketw_swap_file_stream(struct ketw_file_stream *s);
 void ketw_swap_records(unsigned char *p, size_t len, size_t hdr_size);
 
+/*
+ * input.c: check a file header at @buf (@len bytes of file, the header
+ * and what follows) and copy it into @h in host order (fields a shorter
+ * header lacks 0, strings terminated); *@swapped if it is of the other
+ * byte order. 0, -EBADMSG or -EPROTONOSUPPORT, a message in @err.
+ */
+int ketw_file_header_parse(const void *buf, size_t len,
+			   struct ketw_file_header *h, bool *swapped,
+			   char *err, size_t errlen);
+
 #pragma GCC visibility pop
 
 #endif /* _KETW_LIB_INTERNAL_H */

@@ -593,6 +593,12 @@ int ketw_output_add_records(struct ketw_output *out, unsigned int cpu,
 int ketw_output_add_stats(struct ketw_output *out,
 			  const struct ketw_cpu_stats *st, const bool *valid,
 			  unsigned int nr);
+/*
+ * A CPU_STATS entry from the kernel's counters of a CPU (@valid: the
+ * kernel had counters for it; else only the CPU).
+ */
+void ketw_file_cpu_stats_set(struct ketw_file_cpu_stats *e,
+			     const struct ketw_cpu_stats *st, bool valid);
 /* The same with entries as the file stores them (host order). */
 int ketw_output_add_file_stats(struct ketw_output *out,
 			       const struct ketw_file_cpu_stats *st,

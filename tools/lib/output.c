@@ -643,6 +643,26 @@ int ketw_output_add_file_stats(struct ketw_output *out,
 	return err;
 }
 
+void ketw_file_cpu_stats_set(struct ketw_file_cpu_stats *e,
+			     const struct ketw_cpu_stats *st, bool valid)
+{
+	memset(e, 0, sizeof(*e));
+	e->cpu = st->cpu;
+	if (!valid)
+		return;
+	e->flags = KETW_FILE_STATS_VALID;
+	e->written = st->written;
+	e->lost_full = st->lost_full;
+	e->overwritten = st->overwritten;
+	e->lost_busy = st->lost_busy;
+	e->lost_nested = st->lost_nested;
+	e->truncated = st->truncated;
+	e->read = st->read;
+	e->sequence = st->sequence;
+	e->produced = st->produced;
+	e->consumed = st->consumed;
+}
+
 int ketw_output_add_stats(struct ketw_output *out,
 			  const struct ketw_cpu_stats *st, const bool *valid,
 			  unsigned int nr)
@@ -654,22 +674,8 @@ int ketw_output_add_stats(struct ketw_output *out,
 	e = calloc(nr ? nr : 1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		e[i].cpu = st[i].cpu;
-		if (valid && !valid[i])
-			continue;
-		e[i].flags = KETW_FILE_STATS_VALID;
-		e[i].written = st[i].written;
-		e[i].lost_full = st[i].lost_full;
-		e[i].overwritten = st[i].overwritten;
-		e[i].lost_busy = st[i].lost_busy;
-		e[i].lost_nested = st[i].lost_nested;
-		e[i].truncated = st[i].truncated;
-		e[i].read = st[i].read;
-		e[i].sequence = st[i].sequence;
-		e[i].produced = st[i].produced;
-		e[i].consumed = st[i].consumed;
-	}
+	for (i = 0; i < nr; i++)
+		ketw_file_cpu_stats_set(&e[i], &st[i], !valid || valid[i]);
 	err = ketw_output_add_file_stats(out, e, nr);
 	free(e);
 	return err;

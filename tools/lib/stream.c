@@ -64,58 +64,21 @@ int ketw_stream_preamble_parse(const struct ketw_frame *f,
 			       size_t errlen)
 {
 	struct ketw_file_header *h = &d->hdr;
-	uint32_t magic, hsize;
+	uint32_t hsize;
+	int ret;
 
 	memset(d, 0, sizeof(*d));
 	if (f->type != KETW_FRAME_PREAMBLE)
 		return ketw_stream_fail(err, errlen, "not a PREAMBLE frame");
-	if (f->len < KETW_FILE_HEADER_SIZE_V1 + sizeof(d->hello))
+	if (f->len < sizeof(d->hello))
 		return ketw_stream_fail(err, errlen,
 			"PREAMBLE of %zu bytes, too short", f->len);
-	memcpy(&magic, f->data, sizeof(magic));
-	if (magic == bswap_32(KETW_FILE_MAGIC) && magic != KETW_FILE_MAGIC)
-		d->swapped = true;
-	else if (magic != KETW_FILE_MAGIC)
-		return ketw_stream_fail(err, errlen,
-			"PREAMBLE without a ketw file header (magic 0x%08x)",
-			magic);
-	/* A shorter (older) header's missing fields stay 0. */
-	memcpy(h, f->data, KETW_FILE_HEADER_SIZE_V1);
-	if (d->swapped)
-		ketw_swap_file_header(h);
+	/* The file header, as a file's: what the file will say. */
+	ret = ketw_file_header_parse(f->data, f->len - sizeof(d->hello), h,
+				     &d->swapped, err, errlen);
+	if (ret)
+		return ret;
 	hsize = h->header_size;
-	if (hsize > KETW_FILE_HEADER_SIZE_V1 && hsize % KETW_FILE_ALIGN == 0 &&
-	    hsize <= f->len - sizeof(d->hello)) {
-		memset(h, 0, sizeof(*h));
-		memcpy(h, f->data, hsize < sizeof(*h) ? hsize : sizeof(*h));
-		if (d->swapped)
-			ketw_swap_file_header(h);
-	}
-	if (h->version_major != KETW_FILE_VERSION_MAJOR) {
-		ketw_stream_fail(err, errlen,
-			"file format %u.%u is not supported", h->version_major,
-			h->version_minor);
-		return -EPROTONOSUPPORT;
-	}
-	if (hsize < KETW_FILE_HEADER_SIZE_V1 || hsize % KETW_FILE_ALIGN ||
-	    hsize > f->len - sizeof(d->hello))
-		return ketw_stream_fail(err, errlen,
-			"PREAMBLE: header size %u in %zu bytes", hsize,
-			f->len);
-	if (h->record_header_size < KETW_EVENT_HEADER_SIZE ||
-	    h->record_header_size % KETW_RECORD_ALIGN ||
-	    h->record_header_size > KETW_RECORD_SPAN(0xffffu))
-		return ketw_stream_fail(err, errlen,
-			"PREAMBLE: record header size %u",
-			h->record_header_size);
-	if (!h->nr_cpus || h->nr_cpus > KETW_FILE_MAX_CPUS)
-		return ketw_stream_fail(err, errlen, "PREAMBLE: %u cpus",
-					h->nr_cpus);
-	h->session.name[sizeof(h->session.name) - 1] = '\0';
-	h->hostname[sizeof(h->hostname) - 1] = '\0';
-	h->release[sizeof(h->release) - 1] = '\0';
-	h->machine[sizeof(h->machine) - 1] = '\0';
-
 	memcpy(&d->hello, f->data + hsize, sizeof(d->hello));
 	if (d->swapped)
 		ketw_swap_hello(&d->hello);
