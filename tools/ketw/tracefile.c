@@ -61,10 +61,10 @@ static int cli_trace_failed(struct cli_trace *t, int err, bool keep)
 	cli_error("cannot write %s: %s", t->path, strerror(-err));
 	ketw_output_abort(t->out, keep ? NULL : t->path);
 	t->out = NULL;
-	cli_rotate_free(&t->rot);
 	if (keep)
 		cli_error("%s is cut short: 'ketw report' reads what it holds",
 			  t->path);
+	cli_rotate_free(&t->rot);	/* t->path may be its name */
 	return CLI_EXIT_ERROR;
 }
 
@@ -116,23 +116,23 @@ int cli_trace_finish(struct cli_trace *t, const struct ketw_cpu_stats *st,
 	err = ketw_output_close(t->out);
 	t->out = NULL;
 	if (err)
-		return cli_error("cannot write %s: %s", t->path,
-				 strerror(-err));
-	if (t->chunks)
+		err = cli_error("cannot write %s: %s", t->path,
+				strerror(-err));
+	else if (t->chunks)
 		printf("%s, then %u more chunks, the last %s\n", t->rot.first,
 		       t->chunks, t->path);
-	cli_rotate_free(&t->rot);
-	return 0;
+	cli_rotate_free(&t->rot);	/* t->path may be its name */
+	return err;
 }
 
 void cli_trace_abort(struct cli_trace *t, bool keep)
 {
-	if (!t->out)
-		return;
-	if (keep && !ketw_output_flush(t->out))
-		cli_error("%s is cut short: 'ketw report' reads what it holds",
-			  t->path);
-	ketw_output_abort(t->out, keep ? NULL : t->path);
-	t->out = NULL;
+	if (t->out) {
+		if (keep && !ketw_output_flush(t->out))
+			cli_error("%s is cut short: 'ketw report' reads what it holds",
+				  t->path);
+		ketw_output_abort(t->out, keep ? NULL : t->path);
+		t->out = NULL;
+	}
 	cli_rotate_free(&t->rot);
 }
