@@ -79,13 +79,15 @@ fi
 # check: the guest's second serial port is a pipe to ketw listen here
 # (libketw_stream_test streams a session over it; ketwserial tells it so).
 serial_on=false
+serial_arg=
 if [ "$mode" = check ] && [ -n "${KETW_TOOL:-}" ] && [ -x "${KETW_TOOL:-}" ]; then
 	serial_on=true
+	serial_arg=ketwserial=1
 fi
 qemu=(qemu-system-x86_64 -accel "$VM_ACCEL" -cpu "${VM_CPU:-max}"
 	-smp "${VM_SMP:-2}" -m "${VM_MEM:-1G}" -no-reboot -nodefaults
 	-no-user-config -display none -kernel "$VMLINUZ" -initrd "$INITRD"
-	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_DEBUG-slub_debug=FZPU page_poison=1} $($serial_on && echo ketwserial=1) ${VM_APPEND:-}")
+	-append "console=ttyS0,115200 panic=-1 quiet ketwmode=$mode ketwtimeout=$TEST_TIMEOUT ${VM_DEBUG-slub_debug=FZPU page_poison=1} $serial_arg ${VM_APPEND:-}")
 # shellcheck disable=SC2206 # split on purpose
 qemu+=(${VM_QEMU_EXTRA:-})
 
