@@ -130,6 +130,19 @@ int cli_check_session_name(const char *cmd, const char *name);
  * -EINVAL if it is not that (report and plot --from, --to).
  */
 int cli_parse_seconds(const char *s, uint64_t *ns);
+/* --OPT SECONDS[.FRACTION] into *ns, *set noted; a usage error if not. */
+int cli_opt_seconds(const char *cmd, const char *opt, const char *arg,
+		    uint64_t *ns, bool *set);
+/*
+ * ketw convert and plot (render.c): open the trace @path (a truncated one
+ * too, said once, then the result is CLI_EXIT_TRUNCATED), create @out ("-":
+ * stdout), let @fn write it, close both; @verb ("plotting") goes in the
+ * messages. Returns the exit status.
+ */
+int cli_render_file(const char *path, const char *out, const char *verb,
+		    int (*fn)(struct ketw_input *in, const char *path,
+			      void *arg, FILE *f),
+		    void *arg);
 
 /*
  * Parse an option's number strictly: a usage error naming the option,

@@ -87,36 +87,17 @@ static int convert_ctf(const char *path, const char *out)
 	return CLI_EXIT_OK;
 }
 
+static int convert_chrome_fn(struct ketw_input *in, const char *path,
+			     void *arg, FILE *f)
+{
+	(void)arg;
+	return cli_convert_chrome(in, path, f);
+}
+
 static int convert_chrome(const char *path, const char *out)
 {
-	struct ketw_input *in;
-	char err_msg[256];
-	int err, ret = CLI_EXIT_OK;
-	FILE *f;
-
-	err = ketw_input_open_flags(path, KETW_INPUT_PARTIAL, &in, err_msg,
-				    sizeof(err_msg));
-	if (err)
-		return cli_error("cannot read %s: %s", path, err_msg);
-	if (ketw_input_truncated(in)) {
-		cli_error("%s: truncated at byte %llu: converting its %llu complete sections",
-			  path, (unsigned long long)ketw_input_truncated(in),
-			  (unsigned long long)ketw_input_nr_sections(in));
-		ret = CLI_EXIT_TRUNCATED;
-	}
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		err = errno;
-		ketw_input_close(in);
-		return cli_error("cannot create %s: %s", out, strerror(err));
-	}
-	err = cli_convert_chrome(in, path, f);
-	if (f != stdout ? fclose(f) : fflush(f))
-		err = err ? err : -EIO;
-	ketw_input_close(in);
-	if (err)
-		return cli_error("converting %s: %s", path, strerror(-err));
-	return ret;
+	return cli_render_file(path, out, "converting", convert_chrome_fn,
+			       NULL);
 }
 
 int cmd_convert(int argc, char **argv)

@@ -26,6 +26,12 @@ static bool plot_ends_with(const char *s, const char *suffix)
 	return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
+static int plot_fn(struct ketw_input *in, const char *path, void *arg,
+		   FILE *f)
+{
+	return cli_plot(in, path, arg, f);
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -38,11 +44,8 @@ int cmd_plot(int argc, char **argv)
 	};
 	static struct plot_opts o = { .width = 1200 };
 	const char *path = CLI_DEFAULT_FILE, *out = NULL;
-	struct ketw_input *in;
-	char err_msg[256];
-	int c, err, ret = CLI_EXIT_OK;
+	int c, ret = CLI_EXIT_OK;
 	uint64_t v;
-	FILE *f;
 
 	while ((c = cli_getopt_long(argc, argv, "o:i:", longopts,
 				    &ret)) != -1) {
@@ -64,17 +67,16 @@ int cmd_plot(int argc, char **argv)
 					optarg);
 			break;
 		case PLOT_OPT_FROM:
+			ret = cli_opt_seconds(argv[0], "from", optarg, &o.from,
+					      &o.from_set);
+			if (ret)
+				return ret;
+			break;
 		case PLOT_OPT_TO:
-			if (cli_parse_seconds(optarg, c == PLOT_OPT_FROM ?
-					      &o.from : &o.to))
-				return cli_usage_error(argv[0],
-					"--%s: '%s' is not SECONDS[.FRACTION]",
-					c == PLOT_OPT_FROM ? "from" : "to",
-					optarg);
-			if (c == PLOT_OPT_FROM)
-				o.from_set = true;
-			else
-				o.to_set = true;
+			ret = cli_opt_seconds(argv[0], "to", optarg, &o.to,
+					      &o.to_set);
+			if (ret)
+				return ret;
 			break;
 		case PLOT_OPT_WIDTH:
 			if (ketw_parse_u64(optarg, 20000, &v) || v < 400)
@@ -102,27 +104,5 @@ int cmd_plot(int argc, char **argv)
 	if (o.from_set && o.to_set && o.to < o.from)
 		return cli_usage_error(argv[0], "--to is before --from");
 
-	err = ketw_input_open_flags(path, KETW_INPUT_PARTIAL, &in, err_msg,
-				    sizeof(err_msg));
-	if (err)
-		return cli_error("cannot read %s: %s", path, err_msg);
-	if (ketw_input_truncated(in)) {
-		cli_error("%s: truncated at byte %llu: plotting its %llu complete sections",
-			  path, (unsigned long long)ketw_input_truncated(in),
-			  (unsigned long long)ketw_input_nr_sections(in));
-		ret = CLI_EXIT_TRUNCATED;
-	}
-	f = strcmp(out, "-") ? fopen(out, "w") : stdout;
-	if (!f) {
-		err = errno;
-		ketw_input_close(in);
-		return cli_error("cannot create %s: %s", out, strerror(err));
-	}
-	err = cli_plot(in, path, &o, f);
-	if (f != stdout ? fclose(f) : fflush(f))
-		err = err ? err : -EIO;
-	ketw_input_close(in);
-	if (err)
-		return cli_error("plotting %s: %s", path, strerror(-err));
-	return ret;
+	return cli_render_file(path, out, "plotting", plot_fn, &o);
 }

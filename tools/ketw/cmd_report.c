@@ -625,17 +625,16 @@ int cmd_report(int argc, char **argv)
 			o.pid_set = true;
 			break;
 		case REPORT_OPT_FROM:
+			ret = cli_opt_seconds(argv[0], "from", optarg, &o.from,
+					      &o.from_set);
+			if (ret)
+				return ret;
+			break;
 		case REPORT_OPT_TO:
-			if (cli_parse_seconds(optarg, c == REPORT_OPT_FROM ?
-					      &o.from : &o.to))
-				return cli_usage_error(argv[0],
-					"--%s: '%s' is not SECONDS[.FRACTION]",
-					c == REPORT_OPT_FROM ? "from" : "to",
-					optarg);
-			if (c == REPORT_OPT_FROM)
-				o.from_set = true;
-			else
-				o.to_set = true;
+			ret = cli_opt_seconds(argv[0], "to", optarg, &o.to,
+					      &o.to_set);
+			if (ret)
+				return ret;
 			break;
 		case REPORT_OPT_NO_SYSTEM:
 			o.no_system = true;

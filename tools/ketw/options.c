@@ -156,3 +156,13 @@ int cli_parse_seconds(const char *s, uint64_t *ns)
 	*ns = sec * 1000000000ull + frac;
 	return 0;
 }
+
+int cli_opt_seconds(const char *cmd, const char *opt, const char *arg,
+		    uint64_t *ns, bool *set)
+{
+	if (cli_parse_seconds(arg, ns))
+		return cli_usage_error(cmd, "--%s: '%s' is not SECONDS[.FRACTION]",
+				       opt, arg);
+	*set = true;
+	return CLI_EXIT_OK;
+}
