@@ -879,6 +879,10 @@ TEST(until_full)
 	EXPECT_EQ(POSIX_TRACE_SUSPENDED, st.posix_stream_status);
 	EXPECT_EQ(POSIX_TRACE_FULL, st.posix_stream_full_status);
 	EXPECT_EQ(POSIX_TRACE_OVERRUN, st.posix_stream_overrun_status);
+	/* Started while still full: no error, it stays suspended till read. */
+	EXPECT_EQ(0, posix_trace_start(trid));
+	ASSERT_EQ(0, posix_trace_get_status(trid, &st));
+	EXPECT_EQ(POSIX_TRACE_SUSPENDED, st.posix_stream_status);
 	ASSERT_EQ(0, pt_collect(trid, seen, false));
 	stop = pt_index(seen, POSIX_TRACE_STOP, 0);
 	ASSERT_GE(stop, 1);

@@ -262,6 +262,15 @@ int posix_trace_start(trace_id_t trid)
 	pthread_mutex_lock(&s->lock);
 	s->restart = false;
 	err = ketw_session_start(s->fd, s->session);
+	/*
+	 * UNTIL_FULL and still full (ketw refuses with ENOSPC): the stream
+	 * resumes once the analyzer has read it empty, as one that stopped
+	 * itself does; not an error of posix_trace_start().
+	 */
+	if (err == -ENOSPC) {
+		s->restart = true;
+		err = 0;
+	}
 	pthread_mutex_unlock(&s->lock);
 	kp_table_put(trid);
 	/* Running already: no START, the stream goes on (no error). */
