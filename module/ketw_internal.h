@@ -303,7 +303,6 @@ void ketw_session_fill_attr(struct ketw_session *s,
 int ketw_session_set_attr(struct ketw_session *s,
 			  struct ketw_session_attr *attr);
 u32 ketw_default_max_data(u32 buffer_kb);
-u32 ketw_session_room(const struct ketw_session *s);
 ssize_t ketw_session_read(struct ketw_session *s, unsigned int *cursor,
 			  char __user *buf, size_t len);
 int ketw_session_read_begin(struct ketw_session *s);

@@ -719,6 +719,24 @@ ketw_session_triggers_for(struct ketw_session *s,
 	return NULL;
 }
 
+/*
+ * ketw_session_room() - bytes for items and payload in @s's largest record
+ * @s: the session.
+ *
+ * Half a per-CPU buffer minus KETW_SYSTEM_RESERVE (the rule
+ * ketw_attr_normalise() applies to max_data_size), and what a record's
+ * __u16 size allows: items never get cut, so they take from this first.
+ *
+ * Return: bytes after the record header.
+ */
+static u32 ketw_session_room(const struct ketw_session *s)
+{
+	u32 max_span = s->attr.buffer_kb * 1024 / 2 - KETW_SYSTEM_RESERVE;
+
+	return min_t(u32, max_span, KETW_EVENT_HEADER_SIZE +
+		     KETW_MAX_DATA_SIZE) - KETW_EVENT_HEADER_SIZE;
+}
+
 /* Put @s into @prov's enable set with its current filter, or take it out. */
 static void ketw_provider_resync(struct ketw_provider *prov,
 				 struct ketw_session *s)

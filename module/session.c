@@ -82,24 +82,6 @@ u32 ketw_default_max_data(u32 buffer_kb)
 		     max_span - KETW_EVENT_HEADER_SIZE);
 }
 
-/**
- * ketw_session_room() - bytes for items and payload in @s's largest record
- * @s: the session.
- *
- * Half a per-CPU buffer minus KETW_SYSTEM_RESERVE (the rule
- * ketw_attr_normalise() applies to max_data_size), and what a record's
- * __u16 size allows: items never get cut, so they take from this first.
- *
- * Return: bytes after the record header.
- */
-u32 ketw_session_room(const struct ketw_session *s)
-{
-	u32 max_span = s->attr.buffer_kb * 1024 / 2 - KETW_SYSTEM_RESERVE;
-
-	return min_t(u32, max_span, KETW_EVENT_HEADER_SIZE +
-		     KETW_MAX_DATA_SIZE) - KETW_EVENT_HEADER_SIZE;
-}
-
 /*
  * Check the caller's attributes and replace zeros by defaults. The largest
  * record, with the OVERFLOW and RESUME records that may precede it, must

@@ -157,7 +157,7 @@ void kp_table_put(trace_id_t trid);
  */
 struct kp_stream *kp_table_remove(trace_id_t trid, unsigned int kinds);
 /* Shutdown every live stream of this process (exit). */
-void kp_table_exit(void);
+void kp_table_foreach(void (*fn)(trace_id_t trid, struct kp_stream *s));
 
 /* ---- stream.c ------------------------------------------------------------ */
 
@@ -165,6 +165,7 @@ int kp_stream_create(pid_t pid, const trace_attr_t *attr, int logfd,
 		     trace_id_t *trid);
 void kp_stream_free(struct kp_stream *s);
 int kp_stream_status(struct kp_stream *s, struct posix_trace_status_info *st);
+int kp_session_status(struct kp_stream *s, struct posix_trace_status_info *st);
 /* POSIX errno for an error of session control (-errno from libketw). */
 int kp_errno_control(int err);
 /* Take the POSIX provider with @filtered filtered out: 0 or -errno. */
@@ -198,6 +199,8 @@ void kp_log_status(struct kp_stream *s, struct posix_trace_status_info *st);
 int kp_log_clear(struct kp_stream *s);
 /* POSIX_TRACE_FLUSH: the thread that drains the session into the log. */
 int kp_log_start(struct kp_stream *s);
+/* Is @fd a file log policy @policy can write? 0 or the POSIX error. */
+int kp_log_fd_check(int fd, int policy);
 
 /* ---- event.c ----------------------------------------------------------- */
 

@@ -308,7 +308,7 @@ int kp_log_start(struct kp_stream *s)
 }
 
 /* Is @fd a file this log policy can write? */
-static int kp_log_fd_check(int fd, int policy)
+int kp_log_fd_check(int fd, int policy)
 {
 	struct stat st;
 	int fl = fcntl(fd, F_GETFL);
@@ -420,8 +420,10 @@ int kp_log_finish(struct kp_stream *s)
 	pthread_mutex_lock(&s->lock);
 	ketw_session_stop(s->fd, s->session);
 	err = kp_log_flush(s, false);
-	if (kp_stream_status(s, &st))
+	if (kp_session_status(s, &st))
 		memset(&st, 0, sizeof(st));
+	else
+		kp_log_status(s, &st);
 	st.posix_stream_status = POSIX_TRACE_SUSPENDED;
 	err2 = kp_log_meta_record(s, &st);
 	if (!err)
@@ -465,16 +467,6 @@ int kp_log_clear(struct kp_stream *s)
 	ketw_output_abort(log->out, NULL);
 	log->out = NULL;
 	return kp_log_open_output(log);
-}
-
-int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict attr,
-			       int file_desc, trace_id_t *restrict trid)
-{
-	int policy = attr && kp_attr_valid(attr) ? attr->__log_policy :
-		     POSIX_TRACE_LOOP;
-	int err = kp_log_fd_check(file_desc, policy);
-
-	return err ? err : kp_stream_create(pid, attr, file_desc, trid);
 }
 
 int posix_trace_flush(trace_id_t trid)

@@ -24,22 +24,6 @@
 
 #include "kp_internal.h"
 
-const uint8_t kp_provider_guid[KETW_GUID_SIZE] = KP_PROVIDER_GUID;
-
-int kp_errno_control(int err)
-{
-	switch (err) {
-	case 0:
-		return 0;
-	case -EINTR:
-		return EINTR;
-	case -ENOMEM:
-		return ENOMEM;
-	default:
-		return EINVAL;	/* the session is gone or refuses */
-	}
-}
-
 /* The session's name: posix-PID-N, N counting this process's streams. */
 static void kp_session_name(char *buf)
 {
@@ -156,22 +140,6 @@ int kp_stream_enable(struct kp_stream *s, const trace_event_set_t *filtered)
 					 KETW_EXT_BIT(KETW_EXT_PID_NS));
 }
 
-void kp_stream_free(struct kp_stream *s)
-{
-	if (s->fd >= 0)
-		close(s->fd);	/* the session goes with its owner */
-	if (s->wake >= 0)
-		close(s->wake);
-	if (s->in)
-		ketw_input_close(s->in);
-	if (s->kind == KP_PRERECORDED)
-		free(s->names);
-	free(s->buf);
-	free(s->recs);
-	pthread_mutex_destroy(&s->lock);
-	free(s);
-}
-
 static uint64_t kp_pidns(void)
 {
 	struct stat st;
@@ -250,6 +218,16 @@ int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
 		       trace_id_t *restrict trid)
 {
 	return kp_stream_create(pid, attr, -1, trid);
+}
+
+int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict attr,
+			       int file_desc, trace_id_t *restrict trid)
+{
+	int policy = attr && kp_attr_valid(attr) ? attr->__log_policy :
+		     POSIX_TRACE_LOOP;
+	int err = kp_log_fd_check(file_desc, policy);
+
+	return err ? err : kp_stream_create(pid, attr, file_desc, trid);
 }
 
 int posix_trace_start(trace_id_t trid)
@@ -370,30 +348,11 @@ int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr)
 
 int kp_stream_status(struct kp_stream *s, struct posix_trace_status_info *st)
 {
-	struct ketw_session_status ks;
-	int err;
+	int err = kp_session_status(s, st);
 
-	err = ketw_session_get_status(s->fd, s->session, &ks);
-	if (err)
-		return kp_errno_control(err);
-	memset(st, 0, sizeof(*st));
-	st->posix_stream_status = ks.state == KETW_STATE_RUNNING ?
-				  POSIX_TRACE_RUNNING : POSIX_TRACE_SUSPENDED;
-	if (s->attr.__stream_policy == POSIX_TRACE_LOOP)
-		st->posix_stream_full_status =
-			ks.overwritten > s->overwritten_base ?
-			POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
-	else
-		st->posix_stream_full_status = ks.full_status ?
-			POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
-	st->posix_stream_overrun_status = ks.overrun_status ?
-		POSIX_TRACE_OVERRUN : POSIX_TRACE_NO_OVERRUN;
-	st->posix_stream_flush_status = POSIX_TRACE_NOT_FLUSHING;
-	st->posix_log_overrun_status = POSIX_TRACE_NO_OVERRUN;
-	st->posix_log_full_status = POSIX_TRACE_NOT_FULL;
-	if (s->log)
+	if (!err && s->log)
 		kp_log_status(s, st);
-	return 0;
+	return err;
 }
 
 int posix_trace_get_status(trace_id_t trid,
@@ -419,8 +378,15 @@ int posix_trace_get_status(trace_id_t trid,
 }
 
 /* exit(): a stream with log ends its log as posix_trace_shutdown() would. */
+static void kp_exit_one(trace_id_t trid, struct kp_stream *s)
+{
+	/* A stream without log goes with the process's files. */
+	if (s->kind == KP_LIVE && s->log)
+		posix_trace_shutdown(trid);
+}
+
 __attribute__((destructor))
 static void kp_exit(void)
 {
-	kp_table_exit();
+	kp_table_foreach(kp_exit_one);
 }

@@ -181,7 +181,7 @@ out:
 	return s;
 }
 
-void kp_table_exit(void)
+void kp_table_foreach(void (*fn)(trace_id_t trid, struct kp_stream *s))
 {
 	unsigned int i;
 
@@ -191,8 +191,7 @@ void kp_table_exit(void)
 		pthread_mutex_lock(&kp_table_lock);
 		s = kp_table_pid == getpid() ? kp_table[i].s : NULL;
 		pthread_mutex_unlock(&kp_table_lock);
-		/* A stream without log goes with the process's files. */
-		if (s && s->kind == KP_LIVE && s->log)
-			posix_trace_shutdown(kp_trid(i, kp_table[i].gen));
+		if (s)
+			fn(kp_trid(i, kp_table[i].gen), s);
 	}
 }
