@@ -130,6 +130,10 @@ int cli_check_session_name(const char *cmd, const char *name);
  * -EINVAL if it is not that (report and plot --from, --to).
  */
 int cli_parse_seconds(const char *s, uint64_t *ns);
+/* --provider NAME|GUID into refs[*nr] (at most @max); a usage error if not. */
+int cli_opt_provider(const char *cmd, const char *arg,
+		     struct ketw_provider_ref *refs, unsigned int *nr,
+		     unsigned int max);
 /* --OPT SECONDS[.FRACTION] into *ns, *set noted; a usage error if not. */
 int cli_opt_seconds(const char *cmd, const char *opt, const char *arg,
 		    uint64_t *ns, bool *set);

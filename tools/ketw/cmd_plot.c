@@ -57,14 +57,10 @@ int cmd_plot(int argc, char **argv)
 			path = optarg;
 			break;
 		case PLOT_OPT_PROVIDER:
-			if (o.nr_providers == PLOT_MAX_PROVIDERS)
-				return cli_usage_error(argv[0],
-					"--provider: at most %d", PLOT_MAX_PROVIDERS);
-			if (ketw_provider_ref_parse(optarg,
-					&o.providers[o.nr_providers++]))
-				return cli_usage_error(argv[0],
-					"--provider: '%s' is not a provider name or GUID",
-					optarg);
+			ret = cli_opt_provider(argv[0], optarg, o.providers,
+					       &o.nr_providers, PLOT_MAX_PROVIDERS);
+			if (ret)
+				return ret;
 			break;
 		case PLOT_OPT_FROM:
 			ret = cli_opt_seconds(argv[0], "from", optarg, &o.from,

@@ -593,14 +593,10 @@ int cmd_report(int argc, char **argv)
 			o.json = true;
 			break;
 		case REPORT_OPT_PROVIDER:
-			if (o.nr_providers == REPORT_MAX_FILTERS)
-				return cli_usage_error(argv[0],
-					"--provider: at most %d", REPORT_MAX_FILTERS);
-			if (ketw_provider_ref_parse(optarg,
-					&o.providers[o.nr_providers++]))
-				return cli_usage_error(argv[0],
-					"--provider: '%s' is not a provider name or GUID",
-					optarg);
+			ret = cli_opt_provider(argv[0], optarg, o.providers,
+					       &o.nr_providers, REPORT_MAX_FILTERS);
+			if (ret)
+				return ret;
 			break;
 		case REPORT_OPT_LEVEL:
 			if (ketw_parse_level(optarg, &o.level))

@@ -166,3 +166,17 @@ int cli_opt_seconds(const char *cmd, const char *opt, const char *arg,
 	*set = true;
 	return CLI_EXIT_OK;
 }
+
+int cli_opt_provider(const char *cmd, const char *arg,
+		     struct ketw_provider_ref *refs, unsigned int *nr,
+		     unsigned int max)
+{
+	if (*nr == max)
+		return cli_usage_error(cmd, "--provider: at most %u", max);
+	if (ketw_provider_ref_parse(arg, &refs[*nr]))
+		return cli_usage_error(cmd,
+			"--provider: '%s' is not a provider name or GUID",
+			arg);
+	(*nr)++;
+	return CLI_EXIT_OK;
+}
