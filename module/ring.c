@@ -120,8 +120,19 @@ struct rb_cpu {
 	local_t reserve;
 	local_t committing;	/* writers between reserve and commit */
 	u32 commit;		/* the commit position; meta->commit a copy */
-	u32 oldest;		/* LOOP: first record writers have not released */
 	u32 mask;
+	/*
+	 * LOOP: the first record writers have not released (low half) and
+	 * the records before it (high half, modulo 2^32), in one word that
+	 * writers move with cmpxchg_local(); rb_oldest() is the position.
+	 */
+	u64 oldest;
+	/*
+	 * LOOP: the scan, a record boundary at or after oldest that writers
+	 * walk forward a record or two at a time, and the records before it,
+	 * packed as oldest is; see rb_loop_scan().
+	 */
+	u64 scan;
 	u64 seq_hint;		/* a recent full sequence number */
 	u64 last_ts;		/* the latest timestamp handed out */
 	/* Per nesting depth: the first event lost since the last record ... */
@@ -162,6 +173,18 @@ struct ketw_ring_resv {
 static __always_inline bool rb_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;
+}
+
+/* A position and the number of records before it, in one word. */
+static __always_inline u64 rb_mark(u32 pos, u32 records)
+{
+	return (u64)records << 32 | pos;
+}
+
+/* The position of the writers' oldest record (LOOP). */
+static __always_inline u32 rb_oldest(struct rb_cpu *cb)
+{
+	return (u32)READ_ONCE(cb->oldest);
 }
 
 static __always_inline u64 rb_clock(u32 clock)
@@ -250,7 +273,7 @@ static u32 rb_reader_pos(struct ketw_ring *ring, struct rb_cpu *cb,
 	 * of commit.
 	 */
 	if (loop)	/* Acquire: before the claim (writers move it first). */
-		t = smp_load_acquire(&cb->oldest);
+		t = (u32)smp_load_acquire(&cb->oldest);
 	/* Acquire: before commit, which a reader never passes. */
 	c = smp_load_acquire(rb_reader_word(ring, cb));
 	/* Pairs with smp_wmb() before the commit store in rb_end(). */
@@ -330,45 +353,6 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 	rb_wakeup(ring, cb, RB_POS(r));
 }
 
-/*
- * Copy a payload into its record. Records are 8-aligned, and event
- * payloads are short: a loop of 8-byte moves costs less than memcpy()'s
- * string instruction there (whose start-up dominates short copies, and
- * which an emulator runs a byte at a time); long payloads take memcpy().
- */
-#define RB_COPY_WORDS_MAX	512
-
-static __always_inline void rb_copy(void *dst, const void *src, u32 len)
-{
-	u64 *d = dst;
-	const u8 *s = src;
-
-	if (len > RB_COPY_WORDS_MAX) {
-		memcpy(dst, src, len);
-		return;
-	}
-	for (; len >= 32; len -= 32, s += 32, d += 4) {
-		d[0] = get_unaligned((const u64 *)s);
-		d[1] = get_unaligned((const u64 *)(s + 8));
-		d[2] = get_unaligned((const u64 *)(s + 16));
-		d[3] = get_unaligned((const u64 *)(s + 24));
-	}
-	for (; len >= 8; len -= 8, s += 8)
-		*d++ = get_unaligned((const u64 *)s);
-	if (len & 4) {
-		put_unaligned(get_unaligned((const u32 *)s), (u32 *)d);
-		d = (void *)d + 4;
-		s += 4;
-	}
-	if (len & 2) {
-		put_unaligned(get_unaligned((const u16 *)s), (u16 *)d);
-		d = (void *)d + 2;
-		s += 2;
-	}
-	if (len & 1)
-		*(u8 *)d = *s;
-}
-
 /* Fill in a record and publish it; the reservation is the caller's. */
 static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 					   struct rb_cpu *cb,
@@ -402,8 +386,8 @@ static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 	h->keyword = desc->keyword;
 	memcpy(h->provider_guid, guid, KETW_GUID_SIZE);
 	if (unlikely(ext_len))
-		rb_copy(h + 1, ext, ext_len);
-	rb_copy((u8 *)(h + 1) + ext_len, data, len);
+		ketw_ring_copy(h + 1, ext, ext_len);
+	ketw_ring_copy((u8 *)(h + 1) + ext_len, data, len);
 
 	local_inc(&cb->meta->written);
 	if (unlikely(flags & KETW_RECORD_TRUNCATED))
@@ -455,19 +439,19 @@ static u32 rb_loop_count(struct rb_cpu *cb, u32 from, u32 to)
 
 /*
  * Release the records in [@t, @to) (whole, committed, walked by the
- * caller) to writers: the claim word moves past them unless the reader
- * claimed them all, and those the reader had not claimed count as
- * overwritten. While the reader moves the claim forward, we follow it
- * (that ends at @to at the latest). A claim word that cannot be right
- * (user space may write it: misaligned, behind @t, ahead of commit) is
- * replaced; one that keeps changing otherwise, a scribbler's, is given
- * up on after RB_CLAIM_TRIES: its reader may then copy records while we
- * write over them, and only its own data suffers.
+ * caller, @n of them not padding) to writers: the claim word moves past
+ * them unless the reader claimed them all, and those the reader had not
+ * claimed count as overwritten. While the reader moves the claim forward,
+ * we follow it (that ends at @to at the latest). A claim word that cannot
+ * be right (user space may write it: misaligned, behind @t, ahead of
+ * commit) is replaced; one that keeps changing otherwise, a scribbler's,
+ * is given up on after RB_CLAIM_TRIES: its reader may then copy records
+ * while we write over them, and only its own data suffers.
  */
-static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to)
+static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to, u32 n)
 {
 	unsigned int tries = 0;
-	u32 w, prev, from, n;
+	u32 w, prev, from, lost;
 
 	/*
 	 * Acquire: a reader that moved the claim copied the records before
@@ -478,7 +462,8 @@ static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to)
 		from = rb_claim_ok(cb, w, t) ? w : t;
 		if (!rb_before(from, to))
 			return;		/* the reader took them all */
-		n = rb_loop_count(cb, from, to);
+		/* Only a reader inside the range costs a walk. */
+		lost = from == t ? n : rb_loop_count(cb, from, to);
 		/*
 		 * A full cmpxchg: the reader on another CPU races for the
 		 * same records. Success orders our writes over them after it.
@@ -493,26 +478,95 @@ static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to)
 			break;
 		w = prev;
 	}
-	local_add(n, &cb->meta->overwritten);
+	local_add(lost, &cb->meta->overwritten);
+}
+
+/*
+ * Walk the records from the boundary @*pos (@*n records before it) while
+ * before @stop and @commit, at most @max of them; true if each header
+ * read was of a record still in place (none released meanwhile). Every
+ * record from the writers' oldest to commit was written by a writer of
+ * this CPU into a data area user space cannot write, so its header is
+ * valid to read, unless a nested writer releases and overwrites it while
+ * we walk: it moves oldest first, which we check after the reads (same
+ * CPU: that writer has finished, and a compiler barrier is all the
+ * ordering it takes).
+ */
+static __always_inline bool rb_loop_walk(struct rb_cpu *cb, u32 *pos, u32 *n,
+					 u32 stop, u32 commit, u32 max)
+{
+	struct ketw_event_header *h;
+	u32 p = *pos, k = *n, span, i;
+
+	for (i = 0; i < max && rb_before(p, stop) && rb_before(p, commit);
+	     i++) {
+		h = cb->data + (p & cb->mask);
+		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
+		/* Only a nested writer's overwrite gives a bad size. */
+		if (unlikely(span < KETW_RECORD_ALIGN))
+			return false;
+		k += !(READ_ONCE(h->flags) & KETW_RECORD_PADDING);
+		p += span;
+	}
+	barrier();
+	if (unlikely(rb_before(*pos, rb_oldest(cb))))
+		return false;
+	*pos = p;
+	*n = k;
+	return true;
+}
+
+/*
+ * LOOP: the scan, walked a little by every write so that releasing is
+ * not a walk of its own. A writer releases records a page at a time
+ * (RB_RELEASE_AHEAD), and walking a page of headers, each one's address
+ * the sum of the sizes before it, is a chain of dependent loads that
+ * nothing else overlaps; a record or two walked by each write overlaps
+ * with that write's own work instead, as the lock-based ring's one step
+ * per write does. The scan word holds a boundary and the records before
+ * it, so that any copy of it a writer stored, however stale, is true:
+ * one behind oldest is of no use and is started again from oldest; one
+ * at or after oldest, and within a lap of it, gives the records between
+ * by a subtraction. Writers store it without an atomic: one that nested
+ * in between loses the other's steps, nothing else.
+ */
+#define RB_SCAN_STEPS	2
+
+static __always_inline u64 rb_loop_scan_from(struct rb_cpu *cb, u64 o)
+{
+	u64 s = READ_ONCE(cb->scan);
+	u32 size = cb->mask + 1;
+
+	if (rb_before((u32)s, (u32)o) || (u32)s - (u32)o > size)
+		return o;
+	return s;
+}
+
+static __always_inline void rb_loop_scan(struct rb_cpu *cb, u32 end)
+{
+	u64 s = rb_loop_scan_from(cb, READ_ONCE(cb->oldest));
+	u32 pos = (u32)s, n = s >> 32;
+
+	if (rb_loop_walk(cb, &pos, &n, end - cb->mask - 1 + RB_RELEASE_AHEAD,
+			 READ_ONCE(cb->commit), RB_SCAN_STEPS))
+		WRITE_ONCE(cb->scan, rb_mark(pos, n));
 }
 
 /*
  * LOOP: move the writers' oldest over whole records until [end - size,
  * end) is free, and up to RB_RELEASE_AHEAD further while the records are
- * committed. Every record from the writers' oldest to commit was written
- * by a writer of this CPU into a data area user space cannot write, so
- * its header is valid to read, unless a nested writer releases and
- * overwrites it while we walk: then the oldest moved, our cmpxchg on it
- * fails and we walk again from the new one.
+ * committed: from the scan if it is ahead, walking the rest. If a writer
+ * nested in and released meanwhile, oldest moved: start again.
  */
 static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 {
 	u32 size = cb->mask + 1, limit = end - size;
-	struct ketw_event_header *h;
-	u32 t, to, span, ahead, commit;
+	u32 t, to, n, ahead, commit;
+	u64 o, s;
 
 	for (;;) {
-		t = READ_ONCE(cb->oldest);
+		o = READ_ONCE(cb->oldest);
+		t = (u32)o;
 		if (!rb_before(t, limit))
 			break;
 		/*
@@ -525,30 +579,29 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 		commit = READ_ONCE(cb->commit);
 		if (rb_before(commit, ahead))
 			ahead = commit;
-		for (to = t; rb_before(to, ahead) && to - t < size;
-		     to += span) {
-			h = cb->data + (to & cb->mask);
-			span = KETW_RECORD_SPAN(READ_ONCE(h->size));
-			/* Only a nested writer's overwrite gives a bad size. */
-			if (unlikely(span < KETW_RECORD_ALIGN))
-				span = KETW_RECORD_ALIGN;
+		s = rb_loop_scan_from(cb, o);
+		to = (u32)s;
+		n = s >> 32;
+		if (rb_before(commit, to)) {
+			to = t;
+			n = o >> 32;
 		}
-		/*
-		 * A writer that nested in during the walk released records
-		 * and may have written over the headers we read: to may not
-		 * be a record. Walk again. (Same CPU: it has finished, and a
-		 * compiler barrier is all the ordering it takes.)
-		 */
-		barrier();
-		if (READ_ONCE(cb->oldest) != t)
+		if (rb_before(to, limit) &&
+		    !rb_loop_walk(cb, &to, &n, ahead, commit, size))
 			continue;
-		rb_loop_claim(cb, t, to);
+		barrier();
+		if (READ_ONCE(cb->oldest) != o)
+			continue;
+		/* From here on n counts the records in [t, to). */
+		n -= o >> 32;
+		rb_loop_claim(cb, t, to, n);
 		/*
 		 * Only writers of this CPU move oldest. If one nested in
 		 * since we read it, it claimed from the same t (records we
 		 * counted it found claimed, or the reverse), so start again.
 		 */
-		if (cmpxchg_local(&cb->oldest, t, to) == t) {
+		if (cmpxchg_local(&cb->oldest, o, rb_mark(to, (o >> 32) + n)) ==
+		    o) {
 			/*
 			 * The new oldest before our bytes over the records:
 			 * a snapshot that read them reads it too (pairs with
@@ -561,11 +614,15 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 	}
 }
 
-/* Most writes find room already released: only a load and a compare. */
+/*
+ * Most writes find room already released: a load and a compare, and a
+ * step of the scan.
+ */
 static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
 {
-	if (unlikely(rb_before(READ_ONCE(cb->oldest), end - (cb->mask + 1))))
+	if (unlikely(rb_before(rb_oldest(cb), end - (cb->mask + 1))))
 		rb_loop_release_slow(cb, end);
+	rb_loop_scan(cb, end);
 }
 
 /* @ctx: the KETW_RECORD_* context bits of the writer that logs it. */
@@ -979,7 +1036,7 @@ static void rb_loop_bad_header(struct ketw_ring *ring, struct rb_cpu *cb,
 	 */
 	smp_rmb();
 	if (READ_ONCE(cb->meta->oldest) == c)
-		rb_resync(ring, cb, cpu, c, READ_ONCE(cb->oldest));
+		rb_resync(ring, cb, cpu, c, rb_oldest(cb));
 }
 
 /*
@@ -1256,7 +1313,7 @@ static int rb_snapshot(struct ketw_ring *ring, int cpu, void *kbuf,
 		 * rb_loop_release_slow().
 		 */
 		smp_rmb();
-		o2 = READ_ONCE(cb->oldest);
+		o2 = rb_oldest(cb);
 		if (rb_before(from, o2)) {
 			/* Released while we copied: shift the whole rest down. */
 			u32 skip = rb_before(to, o2) ? n : o2 - from;
