@@ -73,14 +73,20 @@ static bool ketw_enable_match(const struct ketw_enablement *e,
 static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
 					 struct ketw_provider *prov,
 					 const struct ketw_event_descriptor *desc,
+					 struct ketw_ring_event *ev,
 					 const void *ext, u32 ext_len,
 					 const void *data, size_t wlen,
 					 u16 wflags, size_t len)
 {
+	struct ketw_ring_event one;
 	u64 seq;
 
-	if (!ketw_ring_write_seq(e->ring, prov->guid, desc, ext, ext_len,
-				 data, wlen, wflags, &seq))
+	if (!ev) {
+		ketw_ring_event_init(&one, prov->guid, desc);
+		ev = &one;
+	}
+	if (!ketw_ring_store_seq(e->ring, ev, ext, ext_len, data, wlen,
+				 wflags, &seq))
 		return false;
 	ketw_triggers_fire(e->session, e->triggers, prov, desc, data, len,
 			   seq);
@@ -115,11 +121,13 @@ ketw_ext_prepare(const struct ketw_enable_set *set,
 /*
  * Store an event in one session: its items (those of @x it wants), and
  * the payload cut to its max_data_size, and to what room the items leave
- * in its largest record.
+ * in its largest record. @ev: the event as every session takes it, or
+ * NULL when only this session may.
  */
 static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 					     struct ketw_provider *prov,
 					     const struct ketw_event_descriptor *desc,
+					     struct ketw_ring_event *ev,
 					     const void *data, size_t len,
 					     u16 flags,
 					     const struct ketw_ext_blob *x)
@@ -140,8 +148,11 @@ static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 		flags |= KETW_RECORD_TRUNCATED;
 	}
 	if (unlikely(e->triggers))
-		return ketw_write_triggers(e, prov, desc, ext, ext_len, data,
-					   len, flags, whole);
+		return ketw_write_triggers(e, prov, desc, ev, ext, ext_len,
+					   data, len, flags, whole);
+	if (ev)
+		return ketw_ring_store(e->ring, ev, ext, ext_len, data, len,
+				       flags);
 	return ketw_ring_write(e->ring, prov->guid, desc, ext, ext_len, data,
 			       len, flags);
 }
@@ -162,6 +173,7 @@ ketw_write_path(struct ketw_provider *prov,
 	const struct ketw_enablement *e = NULL, *end = NULL;
 	struct ketw_ext_blob xb, *x = NULL;
 	struct ketw_enable_set *set;
+	struct ketw_ring_event ev, *shared = NULL;
 	unsigned int pc, ctx, outer;
 	bool nested, traced;
 	int stored = 0;
@@ -204,14 +216,24 @@ ketw_write_path(struct ketw_provider *prov,
 			x = ketw_ext_prepare(e < end ? set : NULL, desc, src,
 					     possible, bridged, &xb);
 	}
+	/*
+	 * With more than one session on the provider, the header's shared
+	 * words are built and each clock read once for all that take the
+	 * event; one session alone writes its header straight.
+	 */
+	if (e < end && set->nr > 1) {
+		ketw_ring_event_init(&ev, prov->guid, desc);
+		shared = &ev;
+	}
 	for (; e < end; e++) {
 		if (!ketw_enable_match(e, desc))
 			continue;
-		if (unlikely(nested))
+		if (unlikely(nested)) {
 			ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
-		else
-			stored += ketw_enable_write(e, prov, desc, data,
-						    len, flags, x);
+			continue;
+		}
+		stored += ketw_enable_write(e, prov, desc, shared, data, len,
+					    flags, x);
 	}
 	if (traced) {
 		trace_ketw_event(prov, desc, data, len, flags);

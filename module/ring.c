@@ -353,41 +353,91 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
 	rb_wakeup(ring, cb, RB_POS(r));
 }
 
-/* Fill in a record and publish it; the reservation is the caller's. */
+/*
+ * Header words 0-2 as struct ketw_event_header lays them out (size, type,
+ * level, version, flags; event id, cpu; thread and process ids), built in
+ * registers and stored a word at a time.
+ */
+static_assert(offsetof(struct ketw_event_header, version) == 4 &&
+	      offsetof(struct ketw_event_header, flags) == 6 &&
+	      offsetof(struct ketw_event_header, cpu) == 12 &&
+	      offsetof(struct ketw_event_header, process_id) == 20 &&
+	      offsetof(struct ketw_event_header, sequence) == 24 &&
+	      offsetof(struct ketw_event_header, provider_guid) == 48);
+
+/* Two 32-bit fields, @first at the lower address. */
+static __always_inline u64 rb_pair(u32 first, u32 second)
+{
+#ifdef __LITTLE_ENDIAN
+	return first | (u64)second << 32;
+#else
+	return (u64)first << 32 | second;
+#endif
+}
+
+/* Word 0's size and flags, which are each record's. */
+static __always_inline u64 rb_word0_record(u32 size, u16 flags)
+{
+#ifdef __LITTLE_ENDIAN
+	return size | (u64)flags << 48;
+#else
+	return (u64)size << 48 | flags;
+#endif
+}
+
+/* The words of an event's header that every ring's record shares. */
+static __always_inline struct ketw_ring_words
+rb_words(const u8 *guid, const struct ketw_event_descriptor *d)
+{
+	struct ketw_ring_words w;
+
+#ifdef __LITTLE_ENDIAN
+	w.word0 = (u64)d->type << 16 | (u64)d->level << 24 |
+		  (u64)d->version << 32;
+#else
+	w.word0 = (u64)d->type << 40 | (u64)d->level << 32 |
+		  (u64)d->version << 16;
+#endif
+	w.word1 = rb_pair(d->id, smp_processor_id());
+	w.word2 = in_task() ? rb_pair(task_pid_nr(current),
+				      task_tgid_nr(current)) : 0;
+	w.keyword = d->keyword;
+	memcpy(w.id, guid, KETW_GUID_SIZE);
+	return w;
+}
+
+/*
+ * Fill in a record and publish it; the reservation is the caller's. The
+ * header goes a word at a time, from the words every session's record of
+ * the event shares (@hw) and this record's.
+ */
 static __always_inline void rb_fill_commit(struct ketw_ring *ring,
-					   struct rb_cpu *cb,
-					   struct ketw_event_header *h,
-					   u32 cpu, u64 seq, u64 ts,
-					   const u8 *guid,
-					   const struct ketw_event_descriptor *desc,
+					   struct rb_cpu *cb, void *rec,
+					   u64 seq, u64 ts,
+					   const struct ketw_ring_words *hw,
 					   const void *ext, u32 ext_len,
 					   const void *data, u32 len, u32 flags)
 {
 	u32 size = KETW_EVENT_HEADER_SIZE + ext_len + len;
-	bool in_thread = in_task();
+	u64 *w = rec;
 
 	/*
 	 * Zero the alignment tail (the reader copies whole spans) with one
 	 * store of the span's last word, before the header and payload that
 	 * may cover part of it.
 	 */
-	*(u64 *)((u8 *)h + KETW_RECORD_SPAN(size) - sizeof(u64)) = 0;
-	h->size = size;
-	h->type = desc->type;
-	h->level = desc->level;
-	h->version = desc->version;
-	h->flags = (u16)flags;
-	h->event_id = desc->id;
-	h->cpu = cpu;
-	h->thread_id = in_thread ? task_pid_nr(current) : 0;
-	h->process_id = in_thread ? task_tgid_nr(current) : 0;
-	h->sequence = seq;
-	h->timestamp = ts;
-	h->keyword = desc->keyword;
-	memcpy(h->provider_guid, guid, KETW_GUID_SIZE);
+	*(u64 *)((u8 *)rec + KETW_RECORD_SPAN(size) - sizeof(u64)) = 0;
+	w[0] = hw->word0 | rb_word0_record(size, (u16)flags);
+	w[1] = hw->word1;
+	w[2] = hw->word2;
+	w[3] = seq;
+	w[4] = ts;
+	w[5] = hw->keyword;
+	w[6] = hw->id[0];
+	w[7] = hw->id[1];
 	if (unlikely(ext_len))
-		ketw_ring_copy(h + 1, ext, ext_len);
-	ketw_ring_copy((u8 *)(h + 1) + ext_len, data, len);
+		ketw_ring_copy(w + 8, ext, ext_len);
+	ketw_ring_copy((u8 *)(w + 8) + ext_len, data, len);
 
 	local_inc(&cb->meta->written);
 	if (unlikely(flags & KETW_RECORD_TRUNCATED))
@@ -482,8 +532,9 @@ static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to, u32 n)
 }
 
 /*
- * Walk the records from the boundary @*pos (@*n records before it) while
- * before @stop and @commit, at most @max of them; true if each header
+ * Walk the records from the boundary in @*mark (rb_mark(): a position and
+ * the records before it) while before @stop and @commit, at most @max of
+ * them, moving @*mark over them; true if each header
  * read was of a record still in place (none released meanwhile). Every
  * record from the writers' oldest to commit was written by a writer of
  * this CPU into a data area user space cannot write, so its header is
@@ -492,27 +543,28 @@ static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to, u32 n)
  * CPU: that writer has finished, and a compiler barrier is all the
  * ordering it takes).
  */
-static __always_inline bool rb_loop_walk(struct rb_cpu *cb, u32 *pos, u32 *n,
+static __always_inline bool rb_loop_walk(struct rb_cpu *cb, u64 *mark,
 					 u32 stop, u32 commit, u32 max)
 {
 	struct ketw_event_header *h;
-	u32 p = *pos, k = *n, span, i;
+	u64 m = *mark;
+	u32 span, i;
 
-	for (i = 0; i < max && rb_before(p, stop) && rb_before(p, commit);
-	     i++) {
-		h = cb->data + (p & cb->mask);
+	/* One word for both: the position's carry out is masked off. */
+	for (i = 0; i < max && rb_before((u32)m, stop) &&
+	     rb_before((u32)m, commit); i++) {
+		h = cb->data + ((u32)m & cb->mask);
 		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 		/* Only a nested writer's overwrite gives a bad size. */
 		if (unlikely(span < KETW_RECORD_ALIGN))
 			return false;
-		k += !(READ_ONCE(h->flags) & KETW_RECORD_PADDING);
-		p += span;
+		m = rb_mark((u32)m + span, (m >> 32) +
+			    !(READ_ONCE(h->flags) & KETW_RECORD_PADDING));
 	}
 	barrier();
-	if (unlikely(rb_before(*pos, rb_oldest(cb))))
+	if (unlikely(rb_before((u32)*mark, rb_oldest(cb))))
 		return false;
-	*pos = p;
-	*n = k;
+	*mark = m;
 	return true;
 }
 
@@ -545,11 +597,10 @@ static __always_inline u64 rb_loop_scan_from(struct rb_cpu *cb, u64 o)
 static __always_inline void rb_loop_scan(struct rb_cpu *cb, u32 end)
 {
 	u64 s = rb_loop_scan_from(cb, READ_ONCE(cb->oldest));
-	u32 pos = (u32)s, n = s >> 32;
 
-	if (rb_loop_walk(cb, &pos, &n, end - cb->mask - 1 + RB_RELEASE_AHEAD,
+	if (rb_loop_walk(cb, &s, end - cb->mask - 1 + RB_RELEASE_AHEAD,
 			 READ_ONCE(cb->commit), RB_SCAN_STEPS))
-		WRITE_ONCE(cb->scan, rb_mark(pos, n));
+		WRITE_ONCE(cb->scan, s);
 }
 
 /*
@@ -580,20 +631,17 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 		if (rb_before(commit, ahead))
 			ahead = commit;
 		s = rb_loop_scan_from(cb, o);
-		to = (u32)s;
-		n = s >> 32;
-		if (rb_before(commit, to)) {
-			to = t;
-			n = o >> 32;
-		}
-		if (rb_before(to, limit) &&
-		    !rb_loop_walk(cb, &to, &n, ahead, commit, size))
+		if (rb_before(commit, (u32)s))
+			s = o;
+		if (rb_before((u32)s, limit) &&
+		    !rb_loop_walk(cb, &s, ahead, commit, size))
 			continue;
 		barrier();
 		if (READ_ONCE(cb->oldest) != o)
 			continue;
-		/* From here on n counts the records in [t, to). */
-		n -= o >> 32;
+		to = (u32)s;
+		/* The records in [t, to). */
+		n = (u32)(s >> 32) - (u32)(o >> 32);
 		rb_loop_claim(cb, t, to, n);
 		/*
 		 * Only writers of this CPU move oldest. If one nested in
@@ -743,7 +791,8 @@ rb_no_room(struct ketw_ring *ring, struct rb_cpu *cb, u32 size, u32 end,
  * @ctx: the context bits for that pair.
  */
 static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
-		       bool system, u16 ctx, struct ketw_ring_resv *resv)
+		       bool system, u16 ctx, u64 ts0,
+		       struct ketw_ring_resv *resv)
 {
 	u32 size = cb->mask + 1;
 	u32 pos, start, end, need, seq32, nrec;
@@ -759,9 +808,18 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 		/*
 		 * Read the clock inside the loop: a writer that interrupts
 		 * us before the cmpxchg makes it fail, so timestamps follow
-		 * buffer order.
+		 * buffer order. The first time round, @ts0 if not 0: read
+		 * before the reserve word, as the fast path's (the same time
+		 * as the event's records in the other sessions), unless
+		 * events were lost since: the OVERFLOW record is no earlier
+		 * than the first of them.
 		 */
-		ts = rb_now(ring, cb);
+		if (ts0 && !(old & RB_LOST)) {
+			ts = max(ts0, READ_ONCE(cb->last_ts));
+			ts0 = 0;
+		} else {
+			ts = rb_now(ring, cb);
+		}
 		need = span;
 		nrec = span ? 1 : 0;
 		if (unlikely(old & RB_LOST)) {
@@ -832,36 +890,64 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 /*
  * Every case the fast path leaves out: events lost before (OVERFLOW and
  * RESUME go first), a record that does not fit before the wrap, no room,
- * UNTIL_FULL's reserve, a nested writer that got in first.
+ * UNTIL_FULL's reserve, a nested writer that got in first. @ts: the time
+ * the fast path read before the reserve word, tried first.
  */
 static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
+				   const struct ketw_ring_event *ev,
 				   const u8 *guid,
 				   const struct ketw_event_descriptor *desc,
 				   const void *ext, u32 ext_len,
 				   const void *data, u32 len, u32 flags,
-				   u64 *seqp)
+				   u64 ts, u64 *seqp)
 {
+	struct ketw_ring_words lw;
 	struct ketw_ring_resv r;
 
+	if (!ev)
+		lw = rb_words(guid, desc);
 	if (!rb_reserve(ring, cb,
 			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len),
 			flags & KETW_RING_USE_RESERVE,
-			flags & KETW_RECORD_CONTEXT_BITS, &r))
+			flags & KETW_RECORD_CONTEXT_BITS, ts, &r))
 		return false;
 	if (seqp)
 		*seqp = r.sequence;
-	rb_fill_commit(ring, cb, r.rec, r.cpu, r.sequence, r.timestamp, guid,
-		       desc, ext, ext_len, data, len, flags);
+	rb_fill_commit(ring, cb, r.rec, r.sequence, r.timestamp,
+		       ev ? &ev->w : &lw, ext, ext_len, data, len, flags);
 	return true;
 }
 
-/* ketw_ring_write(); with @seqp, the record's sequence number there. */
-static __always_inline bool rb_write(struct ketw_ring *ring, const u8 *guid,
+/*
+ * The event's time on @ring's clock: read once per clock for all the
+ * rings that take the event, by the first that needs it.
+ */
+static __always_inline u64 rb_event_time(struct ketw_ring *ring,
+					 struct ketw_ring_event *ev)
+{
+	u32 c = ring->cfg.clock & (KETW_RING_CLOCKS - 1);
+
+	if (likely(ev->clocks & BIT(c)))
+		return ev->ts[c];
+	ev->ts[c] = rb_clock(ring->cfg.clock);
+	ev->clocks |= BIT(c);
+	return ev->ts[c];
+}
+
+/*
+ * ketw_ring_store() with @ev, ketw_ring_write() with @guid and @desc
+ * instead; with @seqp, the record's sequence number there.
+ */
+static __always_inline bool rb_write(struct ketw_ring *ring,
+				     struct ketw_ring_event *ev,
+				     const u8 *guid,
 				     const struct ketw_event_descriptor *desc,
 				     const void *ext, u32 ext_len,
 				     const void *data, u32 len, u32 flags,
 				     u64 *seqp)
 {
+	const struct ketw_ring_words *hw;
+	struct ketw_ring_words lw;
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len);
 	u32 mask = cb->mask, pos, end, seq32;
@@ -869,13 +955,25 @@ static __always_inline bool rb_write(struct ketw_ring *ring, const u8 *guid,
 	u64 ts, seq, last;
 
 	/*
-	 * The clock first, while no ring state is live. A writer nesting
-	 * between this read and the read of the reserve word stores a later
-	 * time and records it in last_ts, which we read after the reserve
-	 * word: taking the larger keeps times in buffer order. One nesting
-	 * after the reserve word fails our cmpxchg.
+	 * The clock first, while no ring state is live (or read before,
+	 * for another ring: the same holds). A writer nesting between this
+	 * read and the read of the reserve word stores a later time and
+	 * records it in last_ts, which we read after the reserve word:
+	 * taking the larger keeps times in buffer order. One nesting after
+	 * the reserve word fails our cmpxchg.
 	 */
-	ts = rb_clock(ring->cfg.clock);
+	if (ev) {
+		ts = rb_event_time(ring, ev);
+		if (!(ev->clocks & KETW_RING_EVENT_BUILT)) {
+			ev->w = rb_words(ev->guid, ev->desc);
+			ev->clocks |= KETW_RING_EVENT_BUILT;
+		}
+		hw = &ev->w;
+	} else {
+		ts = rb_clock(ring->cfg.clock);
+		lw = rb_words(guid, desc);
+		hw = &lw;
+	}
 	local_inc(&cb->committing);
 	old = local_read(&cb->reserve);
 	last = READ_ONCE(cb->last_ts);
@@ -900,19 +998,20 @@ static __always_inline bool rb_write(struct ketw_ring *ring, const u8 *guid,
 		rb_loop_release(cb, end);
 	if (seqp)
 		*seqp = seq;
-	rb_fill_commit(ring, cb, cb->data + (pos & mask), smp_processor_id(),
-		       seq, ts, guid, desc, ext, ext_len, data, len, flags);
+	rb_fill_commit(ring, cb, cb->data + (pos & mask), seq, ts, hw, ext,
+		       ext_len, data, len, flags);
 	return true;
 slow:
-	return rb_write_slow(ring, cb, guid, desc, ext, ext_len, data, len,
-			     flags, seqp);
+	return rb_write_slow(ring, cb, ev, guid, desc, ext, ext_len, data, len,
+			     flags, ts, seqp);
 }
 
 /**
- * ketw_ring_write() - store one event on this CPU
+ * ketw_ring_store() - store one event on this CPU
  * @ring:  the ring.
- * @guid:  the provider's GUID (KETW_GUID_SIZE bytes).
- * @desc:  the event's descriptor: type, level, version, id, keyword.
+ * @ev:    the event, from ketw_ring_event_init(): the header's shared
+ *         words, and the times read so far (one read per clock serves
+ *         every ring the event goes to).
  * @ext:   the extended data items area (struct ketw_ext_header first),
  *         stored between the header and the payload; the caller sets
  *         KETW_RECORD_EXT in @flags when there is one.
@@ -932,7 +1031,7 @@ slow:
  * on this CPU since the last record, an OVERFLOW and a RESUME record go
  * in front of it, in the same reservation. On failure the event is
  * counted lost and takes a sequence number, so the reader sees the gap.
- * Preemption must be disabled.
+ * Preemption must be disabled, from ketw_ring_event_init() on.
  *
  * The fast path is rb_reserve() for the common case only: no loss
  * pending, room without a wrap, and no writer nesting in between; one
@@ -941,39 +1040,63 @@ slow:
  *
  * Return: true if stored, false if counted lost.
  */
+bool ketw_ring_store(struct ketw_ring *ring, struct ketw_ring_event *ev,
+		     const void *ext, u32 ext_len,
+		     const void *data, u32 len, u32 flags)
+{
+	return rb_write(ring, ev, NULL, NULL, ext, ext_len, data, len, flags,
+			NULL);
+}
+
+/**
+ * ketw_ring_store_seq() - ketw_ring_store(), telling the record's number
+ * @ring:  the ring.
+ * @ev:    the event, as for ketw_ring_store().
+ * @ext:   the items area, as for ketw_ring_store().
+ * @ext_len: its length.
+ * @data:  the payload.
+ * @len:   its length, as for ketw_ring_store().
+ * @flags: as for ketw_ring_store().
+ * @seq:   out, if stored: the record's sequence number on this CPU.
+ *
+ * For sessions with triggers, whose TRIGGER record names the event's
+ * record; the others take ketw_ring_store(), whose code is the same
+ * without the store. Preemption must be disabled.
+ *
+ * Return: true if stored, false if counted lost.
+ */
+bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
+			 const void *ext, u32 ext_len,
+			 const void *data, u32 len, u32 flags, u64 *seq)
+{
+	return rb_write(ring, ev, NULL, NULL, ext, ext_len, data, len, flags,
+			seq);
+}
+
+/**
+ * ketw_ring_write() - store one event on this CPU, for one ring
+ * @ring:  the ring.
+ * @guid:  the provider's GUID (KETW_GUID_SIZE bytes).
+ * @desc:  the event's descriptor: type, level, version, id, keyword.
+ * @ext:   as for ketw_ring_store().
+ * @ext_len: its length.
+ * @data:  the payload.
+ * @len:   its length, as for ketw_ring_store().
+ * @flags: as for ketw_ring_store().
+ *
+ * ketw_ring_store() for an event that goes to one ring: the header's
+ * words go straight into the record, not through a struct
+ * ketw_ring_event. Preemption must be disabled.
+ *
+ * Return: true if stored, false if counted lost.
+ */
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
 		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags)
 {
-	return rb_write(ring, guid, desc, ext, ext_len, data, len, flags,
+	return rb_write(ring, NULL, guid, desc, ext, ext_len, data, len, flags,
 			NULL);
-}
-
-/**
- * ketw_ring_write_seq() - ketw_ring_write(), telling the record's number
- * @ring:  the ring.
- * @guid:  the provider's GUID.
- * @desc:  the event's descriptor.
- * @ext:   the items area, as for ketw_ring_write().
- * @ext_len: its length.
- * @data:  the payload.
- * @len:   its length, as for ketw_ring_write().
- * @flags: as for ketw_ring_write().
- * @seq:   out, if stored: the record's sequence number on this CPU.
- *
- * For sessions with triggers, whose TRIGGER record names the event's
- * record; the others take ketw_ring_write(), whose code is the same
- * without the store. Preemption must be disabled.
- *
- * Return: true if stored, false if counted lost.
- */
-bool ketw_ring_write_seq(struct ketw_ring *ring, const u8 *guid,
-			 const struct ketw_event_descriptor *desc,
-			 const void *ext, u32 ext_len,
-			 const void *data, u32 len, u32 flags, u64 *seq)
-{
-	return rb_write(ring, guid, desc, ext, ext_len, data, len, flags, seq);
 }
 
 /**
@@ -1009,7 +1132,7 @@ void ketw_ring_report_lost(struct ketw_ring *ring, u16 ctx)
 	struct ketw_ring_resv r;
 
 	local_inc(&cb->committing);
-	if (rb_reserve(ring, cb, 0, true, ctx, &r))
+	if (rb_reserve(ring, cb, 0, true, ctx, 0, &r))
 		rb_end(ring, cb);
 }
 

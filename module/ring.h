@@ -13,13 +13,14 @@
 #include <linux/types.h>
 #include <linux/mm_types.h>
 #include <linux/poll.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <asm/unaligned.h>
 #include <uapi/linux/ketw.h>
+#include <ketw.h>
 
 struct ketw_ring;
-struct ketw_event_descriptor;
 
 /**
  * struct ketw_ring_config - how a ring behaves
@@ -92,6 +93,70 @@ static __always_inline void ketw_ring_copy(void *dst, const void *src, u32 len)
 		*(u8 *)d = *s;
 }
 
+/* A ring's clock: KETW_CLOCK_*, 0 meaning the default, below this. */
+#define KETW_RING_CLOCKS	4
+
+/**
+ * struct ketw_ring_words - a record header's words that do not depend on
+ * the ring: every session's record of an event shares them
+ * @word0:   word 0 (type, level, version); size and flags left 0.
+ * @word1:   word 1 (event id, cpu).
+ * @word2:   word 2 (thread and process ids).
+ * @keyword: the event's keyword (word 5).
+ * @id:      the provider's GUID (words 6 and 7).
+ */
+struct ketw_ring_words {
+	u64 word0;
+	u64 word1;
+	u64 word2;
+	u64 keyword;
+	u64 id[2];
+};
+
+/**
+ * struct ketw_ring_event - what every ring's record of one event shares
+ * @guid:    its provider's GUID (KETW_GUID_SIZE bytes).
+ * @desc:    its descriptor.
+ * @clocks:  a bit per clock read so far (BIT(KETW_CLOCK_*)), and
+ *           KETW_RING_EVENT_BUILT once the words below are.
+ * @ts:      the event's time on each clock read so far.
+ * @w:       the header's words that every record of it shares.
+ *
+ * On the writer's stack, from ketw_ring_event_init(). The first
+ * ketw_ring_store() reads its ring's clock, then builds the words (after
+ * the clock: the read then overlaps with the work that follows it); the
+ * others copy the words and read a clock only if no ring before read
+ * that one.
+ */
+struct ketw_ring_event {
+	const u8 *guid;
+	const struct ketw_event_descriptor *desc;
+	u32 clocks;
+	u64 ts[KETW_RING_CLOCKS];
+	struct ketw_ring_words w;
+};
+
+#define KETW_RING_EVENT_BUILT	BIT(31)
+
+/**
+ * ketw_ring_event_init() - prepare an event for the rings that take it
+ * @ev:   the event.
+ * @guid: its provider's GUID (KETW_GUID_SIZE bytes), kept until the last
+ *        ketw_ring_store() of @ev.
+ * @desc: its descriptor, the same.
+ *
+ * Preemption must be disabled until the last ketw_ring_store() of @ev
+ * (the CPU goes in its header).
+ */
+static inline void ketw_ring_event_init(struct ketw_ring_event *ev,
+					const u8 *guid,
+					const struct ketw_event_descriptor *desc)
+{
+	ev->guid = guid;
+	ev->desc = desc;
+	ev->clocks = 0;
+}
+
 /* setup */
 struct ketw_ring *ketw_ring_alloc(const struct ketw_ring_config *cfg);
 void ketw_ring_quiesce(struct ketw_ring *ring);
@@ -99,14 +164,16 @@ void ketw_ring_rearm(struct ketw_ring *ring);
 void ketw_ring_free(struct ketw_ring *ring);
 
 /* write: preemption must be disabled */
+bool ketw_ring_store(struct ketw_ring *ring, struct ketw_ring_event *ev,
+		     const void *ext, u32 ext_len,
+		     const void *data, u32 len, u32 flags);
+bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
+			 const void *ext, u32 ext_len,
+			 const void *data, u32 len, u32 flags, u64 *seq);
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
 		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags);
-bool ketw_ring_write_seq(struct ketw_ring *ring, const u8 *guid,
-			 const struct ketw_event_descriptor *desc,
-			 const void *ext, u32 ext_len,
-			 const void *data, u32 len, u32 flags, u64 *seq);
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
 void ketw_ring_report_lost(struct ketw_ring *ring, u16 ctx);
 

@@ -298,6 +298,100 @@ TEST_F(session, two_sessions_each_get_all)
 	free(d2.buf);
 }
 
+/* The sample records of @d, by payload index; false if one is missing. */
+static int samples_by_index(const struct drained *d, unsigned int n,
+			    const struct ketw_event_header **by)
+{
+	const struct ketw_event_header *h;
+	const struct ketw_sample_tick *t;
+	size_t off = 0;
+	int bad = 0;
+
+	memset(by, 0, n * sizeof(*by));
+	while ((h = next_record(d, &off, &bad))) {
+		if (!is_sample(h) || h->size < KETW_EVENT_HEADER_SIZE + sizeof(*t))
+			continue;
+		t = (const void *)(h + 1);
+		if (t->index < n)
+			by[t->index] = h;
+	}
+	while (n--)
+		if (!by[n])
+			return 0;
+	return !bad;
+}
+
+/*
+ * Three sessions take every event: the record in each is the same event
+ * read once, not three times. Two MONO sessions get the same timestamp
+ * (the clock is read once for both) and every header word but the
+ * sequence number; a LOCAL session gets the same words and its own
+ * clock's time.
+ */
+TEST_F(session, sessions_share_one_event)
+{
+	static const char *const names[3] = { SESSION, "ev_test2", "ev_test3" };
+	const struct ketw_event_header *by[3][64];
+	struct drained d[3] = { { 0 } };
+	struct ketw_session_attr a[3];
+	const struct ketw_event_header *x, *y;
+	int fd[3], i, k, differ = 0;
+
+	for (i = 0; i < 3; i++) {
+		fd[i] = i ? ketw_open() : self->fd;
+		ASSERT_LE(0, fd[i]);
+		if (i)
+			ketw_cleanup(names[i]);
+		ketw_attr_init(&a[i], names[i]);
+		a[i].clock = i == 2 ? KETW_CLOCK_LOCAL : KETW_CLOCK_MONO;
+		ASSERT_EQ(0, session_start(fd[i], &a[i]));
+	}
+	ASSERT_EQ(0, sample_emit(64));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, ketw_ref(fd[i], KETW_IOC_STOP, names[i]));
+		ASSERT_EQ(0, drain(fd[i], &d[i]));
+		ASSERT_TRUE(samples_by_index(&d[i], 64, by[i]))
+			TH_LOG("%s: not all 64 sample events", names[i]);
+	}
+	for (k = 0; k < 64; k++) {
+		x = by[0][k];
+		for (i = 1; i < 3; i++) {
+			y = by[i][k];
+			EXPECT_EQ(x->size, y->size);
+			EXPECT_EQ(x->type, y->type);
+			EXPECT_EQ(x->level, y->level);
+			EXPECT_EQ(x->version, y->version);
+			EXPECT_EQ(x->flags, y->flags);
+			EXPECT_EQ(x->event_id, y->event_id);
+			EXPECT_EQ(x->cpu, y->cpu);
+			EXPECT_EQ(x->thread_id, y->thread_id);
+			EXPECT_EQ(x->process_id, y->process_id);
+			EXPECT_EQ(x->keyword, y->keyword);
+			EXPECT_EQ(0, memcmp(x->provider_guid, y->provider_guid,
+					    KETW_GUID_SIZE));
+			EXPECT_EQ(0, memcmp(x + 1, y + 1,
+					    x->size - KETW_EVENT_HEADER_SIZE));
+		}
+		/* One read of MONO for both MONO sessions. */
+		EXPECT_EQ(x->timestamp, by[1][k]->timestamp)
+			TH_LOG("event %d: %llu vs %llu", k,
+			       (unsigned long long)x->timestamp,
+			       (unsigned long long)by[1][k]->timestamp);
+		/* LOCAL is another clock: its own reading, in order. */
+		if (k && by[2][k]->cpu == by[2][k - 1]->cpu)
+			EXPECT_LE(by[2][k - 1]->timestamp, by[2][k]->timestamp);
+		differ += x->timestamp != by[2][k]->timestamp;
+	}
+	/* Two clocks, two readings: LOCAL's are not MONO's copied. */
+	EXPECT_LT(0, differ);
+	for (i = 1; i < 3; i++) {
+		EXPECT_EQ(0, ketw_ref(fd[i], KETW_IOC_DESTROY, names[i]));
+		close(fd[i]);
+	}
+	for (i = 0; i < 3; i++)
+		free(d[i].buf);
+}
+
 /* read(): too small a buffer, non-blocking on empty, end of data. */
 TEST_F(session, read_semantics)
 {

@@ -228,6 +228,27 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* ---- one event, N rings: ketw_ring_event_init() once, a store each ---- */
+
+#define NR_MULTI	64
+#define MULTI_KB	256
+static struct ketw_ring *multi[NR_MULTI];
+
+static double timed_multi(unsigned int nr, u32 len, unsigned int n)
+{
+	struct ketw_ring_event ev;
+	unsigned int i, r;
+	u64 t0 = now_ns();
+
+	for (i = 0; i < n; i++) {
+		ketw_ring_event_init(&ev, guid, &desc);
+		for (r = 0; r < nr; r++)
+			ketw_ring_store(multi[r], &ev, NULL, 0, payload, len,
+					0);
+	}
+	return (double)(now_ns() - t0) / n;
+}
+
 static double clock_ns(void)
 {
 	double v[11];
@@ -294,7 +315,8 @@ int main(int argc, char **argv)
 	CPU_SET(sched_getcpu(), &set);
 	sched_setaffinity(0, sizeof(set), &set);
 
-	native_init(1, ((size_t)opt_kb << 10) * (NR_IMPLS + 1) + (8UL << 20));
+	native_init(1, ((size_t)opt_kb << 10) * (NR_IMPLS + 1) +
+		    ((size_t)NR_MULTI * MULTI_KB << 10) * 2 + (8UL << 20));
 	native_set_cpu(0);
 	cfg.size = opt_kb << 10;
 	cfg.watermark = cfg.size / 2;
@@ -331,6 +353,41 @@ int main(int argc, char **argv)
 		}
 	}
 
+	{
+		static const unsigned int ns[] = { 1, 4, 16, NR_MULTI };
+		struct ketw_ring_config mc = cfg;
+		double m[4][MAX_RUNS], mm[4];
+		unsigned int k;
+
+		mc.size = MULTI_KB << 10;
+		mc.watermark = mc.size / 2;
+		for (k = 0; k < NR_MULTI; k++) {
+			multi[k] = ketw_ring_alloc(&mc);
+			if (IS_ERR(multi[k]))
+				return 1;
+		}
+		/* Wrap every ring twice, then runs of each N in turn. */
+		timed_multi(NR_MULTI, 64, 2 * mc.size / 128 + 1);
+		for (r = 0; r < opt_runs; r++)
+			for (k = 0; k < 4; k++)
+				m[k][r] = timed_multi(ns[k], 64,
+						      opt_events / ns[k] + 1);
+		for (k = 0; k < 4; k++) {
+			qsort(m[k], opt_runs, sizeof(double), cmp_double);
+			mm[k] = m[k][opt_runs / 2];
+		}
+		off += snprintf(line + off, sizeof(line) - off,
+				"\none 64 B event, N LOOP rings of %u KiB (ketw_ring_event_init() once, ketw_ring_store() each):\n",
+				MULTI_KB);
+		for (k = 0; k < 4; k++)
+			off += snprintf(line + off, sizeof(line) - off,
+					"  N=%-3u %7.1f ns/event, each ring after the first %5.1f ns = %.2f of one\n",
+					ns[k], mm[k],
+					k ? (mm[k] - mm[0]) / (ns[k] - 1) : 0.0,
+					k ? (mm[k] - mm[0]) / (ns[k] - 1) / mm[0] : 0.0);
+		for (k = 0; k < NR_MULTI; k++)
+			ketw_ring_free(multi[k]);
+	}
 	ketw_ring_stats_cpu(kring, 0, &st);
 	off += snprintf(line + off, sizeof(line) - off,
 			"native ns/event: one writer, LOOP, %u KiB per CPU wrapping, clock %s (%.2f ns a read)\n"

@@ -243,7 +243,17 @@ static void run_op(enum op op)
 		pl[0] = ++op_counter;
 		pl[1] = ~pl[0];
 		write_calls++;
-		stored += ketw_ring_write(ring, guid, &desc, NULL, 0, pl, sizeof(pl), 0);
+		if (op_counter & 1) {
+			struct ketw_ring_event ev;
+
+			/* The shared-event path that N sessions take. */
+			ketw_ring_event_init(&ev, guid, &desc);
+			stored += ketw_ring_store(ring, &ev, NULL, 0, pl,
+						  sizeof(pl), 0);
+		} else {
+			stored += ketw_ring_write(ring, guid, &desc, NULL, 0,
+						  pl, sizeof(pl), 0);
+		}
 		break;
 	case OP_LOSE:
 		loses++;

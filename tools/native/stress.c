@@ -303,6 +303,7 @@ static void emit(int ctx)
 		u8 fill[2048];
 	} p;
 	u32 k, flags = 0;
+	bool ok;
 
 	w->calls[ctx]++;
 	if (ctx && (key >> 40) % LOSE_ONE_IN == 0) {
@@ -324,8 +325,18 @@ static void emit(int ctx)
 	for (k = 0; k < p.ev.fill; k++)
 		p.fill[k] = ev_fill_byte(key, k);
 	p.ev.csum = ev_csum(&p.ev, p.fill);
-	if (ketw_ring_write(ring, stress_guid, &stress_desc[ctx], NULL, 0, &p,
-			    sizeof(p.ev) + p.ev.fill, flags)) {
+	/* Half the events through the shared-event path that N sessions take. */
+	if (n & 1) {
+		struct ketw_ring_event sev;
+
+		ketw_ring_event_init(&sev, stress_guid, &stress_desc[ctx]);
+		ok = ketw_ring_store(ring, &sev, NULL, 0, &p,
+				     sizeof(p.ev) + p.ev.fill, flags);
+	} else {
+		ok = ketw_ring_write(ring, stress_guid, &stress_desc[ctx], NULL,
+				     0, &p, sizeof(p.ev) + p.ev.fill, flags);
+	}
+	if (ok) {
 		w->stored[ctx]++;
 		w->stored_hash[ctx] += mix64(n);
 		if (flags & KETW_RECORD_TRUNCATED)
@@ -542,6 +553,15 @@ static void check_record(int cpu, const struct ketw_event_header *h)
 		    (unsigned long long)h->sequence);
 		return;
 	}
+	/* The header's descriptor words, from either write path. */
+	if (h->event_id != stress_desc[ctx].id ||
+	    h->type != stress_desc[ctx].type ||
+	    h->level != stress_desc[ctx].level ||
+	    h->version != stress_desc[ctx].version ||
+	    h->keyword != stress_desc[ctx].keyword)
+		bad(c, cpu, CK_RECORD, "descriptor of ctx %u: id %u type %u level %u version %u keyword %#llx",
+		    ctx, h->event_id, h->type, h->level, h->version,
+		    (unsigned long long)h->keyword);
 	key = ev_key((u32)cpu, (u32)ctx, ev->counter);
 	if (ev->fill != ev_fill_len(key))
 		bad(c, cpu, CK_RECORD, "fill %u for counter %llu", ev->fill,
