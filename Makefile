@@ -63,6 +63,7 @@ help:
 	@echo '  native-test   module/ring.c built natively: nesting explorer, stress under'
 	@echo '                ThreadSanitizer and UBSan (tools/native/README.md)'
 	@echo '  native-bench  ns/event of ketw_ring_write() natively, against reference rings'
+	@echo '  native-profile  where a native write'"'"'s time goes, part by part (perf)'
 	@echo '  scripts-test  host tests of the harness (scripts/tests/)'
 	@echo '  check         deps + all + unit + viewers-test + scripts-test + fuzz-check + the selftests'
 	@echo '                in a QEMU guest, on Debian'"'"'s kernel and on a KASAN+lockdep one'
@@ -329,6 +330,11 @@ native-test:
 
 native-bench:
 	$(MAKE) -C tools/native bench
+
+# Where one native write's time goes (perf, where the host allows it).
+.PHONY: native-profile
+native-profile:
+	$(MAKE) -C tools/native profile
 
 vm-bench:
 	KETW_TESTS_DIR= KETW_BENCH_FILES="$(BENCH_FILES)" \

@@ -35,6 +35,8 @@
  * ketw_write() (enable set, filters): an upper bound of the share.
  *
  *   bench [--events N (200000)] [--runs R (21)] [--kb KB (4096)] [--out FILE]
+ *   bench --loop SIZE [--seconds S (5)]   ketw_ring_write() of SIZE bytes
+ *                                          alone, for a profiler (profile.sh)
  *
  * Each figure is the median of R timed runs of N events (the fastest in
  * brackets); the machine is shared, so a single run means little.
@@ -59,6 +61,7 @@ static unsigned int opt_events = 200000;
 static unsigned int opt_runs = 21;
 static unsigned int opt_kb = 4096;
 static const char *opt_out;
+static unsigned int opt_loop, opt_seconds = 5;
 
 static const u8 guid[KETW_GUID_SIZE] = { 'b', 'e', 'n', 'c', 'h' };
 static const struct ketw_event_descriptor desc = {
@@ -273,6 +276,8 @@ int main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'r' },
 		{ "kb", required_argument, NULL, 'k' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "loop", required_argument, NULL, 'l' },
+		{ "seconds", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const u32 sizes[] = { 8, 64, 256 };
@@ -301,8 +306,15 @@ int main(int argc, char **argv)
 		case 'o':
 			opt_out = optarg;
 			break;
+		case 'l':
+			opt_loop = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			opt_seconds = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: bench [--events N] [--runs R] [--kb KB] [--out FILE]\n");
+			fprintf(stderr, "usage: bench [--events N] [--runs R] [--kb KB] [--out FILE]\n"
+				"       bench --loop SIZE [--seconds S]\n");
 			return 2;
 		}
 	}
@@ -335,6 +347,26 @@ int main(int argc, char **argv)
 	for (s = 0; s < sizeof(payload); s++)
 		payload[s] = (u8)(s * 7 + 1);
 
+	if (opt_loop) {
+		u64 stop, n = 0;
+
+		if (opt_loop > sizeof(payload) || !opt_seconds) {
+			fprintf(stderr, "bench: --loop SIZE up to %zu, --seconds > 0\n",
+				sizeof(payload));
+			return 2;
+		}
+		stop = now_ns() + (u64)opt_seconds * 1000000000ULL;
+		run(KETW, opt_loop, 2 * cfg.size / 64 + 1);
+		while (now_ns() < stop) {
+			run(KETW, opt_loop, opt_events);
+			n += opt_events;
+		}
+		printf("bench: %llu writes of %u B, %.2f GHz TSC\n", U(n), opt_loop,
+		       native_tsc_hz() / 1e9);
+		ketw_ring_free(kring);
+		native_exit();
+		return 0;
+	}
 	if (opt_runs > MAX_RUNS)
 		opt_runs = MAX_RUNS;
 	for (s = 0; s < 3; s++) {
