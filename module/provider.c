@@ -78,7 +78,7 @@ static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
 					 const void *data, size_t wlen,
 					 u16 wflags, size_t len)
 {
-	struct ketw_ring_event one;
+	struct ketw_ring_event one __uninitialized;
 	u64 seq;
 
 	if (!ev) {
@@ -171,9 +171,9 @@ ketw_write_path(struct ketw_provider *prov,
 		bool context, bool (*gate)(void *arg, size_t len), void *arg)
 {
 	const struct ketw_enablement *e = NULL, *end = NULL;
-	struct ketw_ext_blob xb, *x = NULL;
+	struct ketw_ext_blob xb __uninitialized, *x = NULL;
 	struct ketw_enable_set *set;
-	struct ketw_ring_event ev, *shared = NULL;
+	struct ketw_ring_event ev __uninitialized, *shared = NULL;
 	unsigned int pc, ctx, outer;
 	bool nested, traced;
 	int stored = 0;

@@ -389,7 +389,7 @@ static __always_inline u64 rb_word0_record(u32 size, u16 flags)
 static __always_inline struct ketw_ring_words
 rb_words(const u8 *guid, const struct ketw_event_descriptor *d)
 {
-	struct ketw_ring_words w;
+	struct ketw_ring_words w __uninitialized;
 
 #ifdef __LITTLE_ENDIAN
 	w.word0 = (u64)d->type << 16 | (u64)d->level << 24 |
@@ -901,7 +901,7 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 				   const void *data, u32 len, u32 flags,
 				   u64 ts, u64 *seqp)
 {
-	struct ketw_ring_words lw;
+	struct ketw_ring_words lw __uninitialized;
 	struct ketw_ring_resv r;
 
 	if (!ev)
@@ -947,7 +947,7 @@ static __always_inline bool rb_write(struct ketw_ring *ring,
 				     u64 *seqp)
 {
 	const struct ketw_ring_words *hw;
-	struct ketw_ring_words lw;
+	struct ketw_ring_words lw __uninitialized;
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len);
 	u32 mask = cb->mask, pos, end, seq32;

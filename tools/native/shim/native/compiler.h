@@ -37,6 +37,8 @@ typedef unsigned int gfp_t;
 #define __always_inline inline __attribute__((__always_inline__))
 #endif
 #define noinline	__attribute__((__noinline__))
+/* The kernel's opt-out of CONFIG_INIT_STACK_ALL_ZERO's zeroing (no-op here). */
+#define __uninitialized
 #define __packed	__attribute__((__packed__))
 #define __aligned(x)	__attribute__((__aligned__(x)))
 #define likely(x)	__builtin_expect(!!(x), 1)
