@@ -46,7 +46,7 @@ run lttng enable-event -k -c ch lttng_test_filter_event,sched_switch
 run lttng start
 r=1
 while [ $r -le $ROUNDS ]; do
-	echo $r >$LTTNG_PROC || fail "write $r to $LTTNG_PROC"
+	echo $r >"$LTTNG_PROC" || fail "write $r to $LTTNG_PROC"
 	echo $r >$EMIT || fail "write $r to $EMIT"
 	r=$((r + 1))
 done
