@@ -96,7 +96,7 @@ src=$(find "$work/pkg/usr/src" -mindepth 1 -maxdepth 1 -type d -name 'lttng-modu
 [ -n "$src" ] && [ -f "$src/src/probes/Kbuild" ] || die "$deb holds no lttng-modules source tree"
 for p in $drop; do
 	grep -q "lttng-probe-$p\.o" "$src/src/probes/Kbuild" ||
-		die "src/probes/Kbuild has no lttng-probe-$p.o to drop (LTTNG_DROP_PROBES)"
+		{ rm -rf "$work"; die "src/probes/Kbuild has no lttng-probe-$p.o to drop (LTTNG_DROP_PROBES)"; }
 	sed -i "/lttng-probe-$p\.o/d" "$src/src/probes/Kbuild"
 done
 

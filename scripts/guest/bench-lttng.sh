@@ -113,7 +113,7 @@ if [ $lttng_ok = 1 ]; then
 	note "  medians of $ROUNDS alternating rounds after $WARM (ranges: ketw $(spread "$k"),"
 	note "  LTTng $(spread "$l")). $(cat /ketw/lttng/available)."
 else
-	row "$MEASURE" "$km" 0 1000 - -
+	row "ketw alone: LTTng not run (see below)" "$km" 0 1000 - -
 	note "ketw vs LTTng: LTTng not run: $LTTNG_WHY"
 	note "  (ketw alone: $N events of $SIZE B per write, median of $ROUNDS rounds)."
 fi
