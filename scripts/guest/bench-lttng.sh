@@ -111,7 +111,9 @@ if [ $lttng_ok = 1 ]; then
 	note "  lttng_test_filter_event payload; a ketw LOOP session and an LTTng"
 	note "  kernel snapshot channel (overwrite), both 4 MiB per CPU; writer on CPU 0,"
 	note "  medians of $ROUNDS alternating rounds after $WARM (ranges: ketw $(spread "$k"),"
-	note "  LTTng $(spread "$l")). $(cat /ketw/lttng/available)."
+	note "  LTTng $(spread "$l")). LTTng's probe writes the payload into its"
+	note "  sub-buffer field by field; ketw_sample fills the same fields in a struct"
+	note "  that ketw_write() copies once. $(cat /ketw/lttng/available)."
 else
 	row "ketw alone: LTTng not run (see below)" "$km" 0 1000 - -
 	note "ketw vs LTTng: LTTng not run: $LTTNG_WHY"
