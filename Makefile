@@ -45,7 +45,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 .PHONY: all module tools selftests unit viewers-test initramfs check vm-check demo \
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
-	bench-tools fuzz fuzz-kernel vm-fuzz-kernel
+	bench-tools fuzz fuzz-kernel vm-fuzz-kernel lttng-test
 .PHONY: install uninstall install-conf dkms-source stage install-check
 
 all: module tools selftests
@@ -84,6 +84,9 @@ help:
 	@echo '  vm-demo       only the QEMU part of demo'
 	@echo '  shell         deps + build + boot the guest with the modules loaded into a shell'
 	@echo '  vm-shell      only the QEMU part of shell'
+	@echo '  lttng-test    a .ketw file and an LTTng kernel trace of one guest boot merged'
+	@echo '                by babeltrace2 on one timeline (skipped, saying why, without'
+	@echo '                LTTng: scripts/lttng-modules.sh, lttng-tools)'
 	@echo '  bench         deps + build + run scripts/guest/bench.sh in a QEMU guest:'
 	@echo '                a table of figures (not a test), saved to build/bench.txt;'
 	@echo '                before it native-bench and uprov-host-bench (libketw'"'"'s'
@@ -171,6 +174,7 @@ check: deps
 	$(MAKE) install-check
 	$(MAKE) -C tools fuzz-check
 	$(MAKE) vm-check
+	$(MAKE) lttng-test
 	$(MAKE) vm-check-kasan
 	@$(TOP)/scripts/check-total.sh $(BUILD)/vm $(BUILD)/vm-kasan
 
@@ -236,6 +240,28 @@ vm-check: initramfs
 		VM_APPEND="$(CHECK_APPEND) $(VM_APPEND)" \
 		$(TOP)/scripts/run-vm.sh check
 
+# ---- LTTng ------------------------------------------------------------------
+# A .ketw file and an LTTng kernel trace recorded together in one guest
+# boot (scripts/guest/lttng-merge.sh, ketwmode=lttng), sent to the host
+# (LTTNG_OUT) and merged by babeltrace2 (tools/tests/viewers/
+# lttng_merge_test.py). LTTng's modules come from scripts/lttng-modules.sh
+# (built once into ~/.cache/ketw); without them, or without lttng-tools,
+# the test is skipped with the reason.
+LTTNG_INITRD := $(BUILD)/initramfs-lttng.cpio.gz
+LTTNG_OUT    := $(BUILD)/lttng-merge
+
+lttng-test: module tools
+	KETW_TESTS_DIR= KETW_LTTNG=1 $(TOP)/scripts/mkinitramfs.sh $(LTTNG_INITRD)
+	@if [ -f $(LTTNG_INITRD).d/ketw/lttng/unavailable ]; then \
+		echo "  SKIP    lttng-test: $$(cat $(LTTNG_INITRD).d/ketw/lttng/unavailable)"; \
+		exit 0; fi; \
+	$(WITH_KERNEL) VMLINUZ="$$VMLINUZ" INITRD=$(LTTNG_INITRD) \
+		VM_DIR=$(BUILD)/vm-lttng DEMO_OUT=$(LTTNG_OUT) \
+		VM_APPEND="$(CHECK_APPEND) $(VM_APPEND)" \
+		$(TOP)/scripts/run-vm.sh lttng && \
+	/usr/bin/python3 $(TOP)/tools/tests/viewers/lttng_merge_test.py \
+		--plugin-dir $(TOP)/tools/babeltrace2 $(LTTNG_OUT)
+
 # ---- debug kernels --------------------------------------------------------
 # The guest suite again on a kernel built from linux-source-6.1 by
 # scripts/debug-kernel.sh (cached in ~/.cache/ketw, keyed by its config):
@@ -292,7 +318,8 @@ vm-demo vm-shell: initramfs
 BENCH_INITRD   := $(BUILD)/initramfs-bench.cpio.gz
 BENCH_FILES    := $(TOP)/module/bench/ketw_bench.ko \
 		  $(TOP)/tools/bench/ketw-drain-bench \
-		  $(TOP)/tools/bench/ketw-uprov-bench
+		  $(TOP)/tools/bench/ketw-uprov-bench \
+		  $(TOP)/tools/bench/ketw-write-bench
 BENCH_APPEND   ?= tsc=reliable
 BENCH_VM_DEBUG ?=
 
@@ -337,7 +364,7 @@ native-profile:
 	$(MAKE) -C tools/native profile
 
 vm-bench:
-	KETW_TESTS_DIR= KETW_BENCH_FILES="$(BENCH_FILES)" \
+	KETW_TESTS_DIR= KETW_BENCH_FILES="$(BENCH_FILES)" KETW_LTTNG=1 \
 		$(TOP)/scripts/mkinitramfs.sh $(BENCH_INITRD)
 	@$(WITH_KERNEL) VMLINUZ="$$VMLINUZ" \
 		INITRD=$(BENCH_INITRD) VM_DIR=$(BUILD)/vm-bench VM_DEBUG="$(BENCH_VM_DEBUG)" \

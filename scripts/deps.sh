@@ -12,7 +12,11 @@
 # python3-bt2 and chromium are for the viewers (make viewers-test: the
 # babeltrace2 plugin is built against libbabeltrace2, tested with
 # babeltrace2 and its Python bindings; ketw plot is screenshotted by
-# headless Chromium).
+# headless Chromium). lttng-tools (lttng, lttng-sessiond, lttng-consumerd)
+# go into the guest for make bench's ketw-vs-LTTng row and make
+# lttng-test; LTTng's kernel modules are built from lttng-modules-dkms's
+# source by scripts/lttng-modules.sh, never installed (its DKMS build
+# fails against Debian's 6.1 kernel).
 set -euo pipefail
 
 pkgs=(
@@ -25,6 +29,7 @@ pkgs=(
 	kmod dkms openssl pkgconf
 	python3-docutils
 	babeltrace2 libbabeltrace2-dev python3-bt2 chromium
+	lttng-tools
 )
 
 missing=()

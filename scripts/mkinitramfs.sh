@@ -27,6 +27,12 @@
 #                           install DESTDIR= plus samples/out-of-tree), if set
 #   /ketw/kmod/             with it, kmod's modprobe and depmod (busybox's
 #                           modprobe has no -d)
+#   /ketw/bench-lttng.sh    scripts/guest/bench-lttng.sh (bench.sh runs it)
+#   /ketw/lttng-merge.sh    scripts/guest/lttng-merge.sh (make lttng-test)
+#   /ketw/lttng-lib.sh      scripts/guest/lttng-lib.sh (LTTng's daemon)
+#   LTTng's kernel tracing  with KETW_LTTNG=1: scripts/initramfs-add-lttng.sh
+#                           (lttng-tools, LTTng's modules; or
+#                           /ketw/lttng/unavailable saying why not)
 set -euo pipefail
 
 out=${1:?usage: $0 OUTPUT.cpio.gz}
@@ -39,6 +45,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 : "${EXTRA_BINS=}"
 : "${KETW_BENCH_FILES=}"
 : "${KETW_STAGE=}"
+: "${KETW_LTTNG=}"
 : "${BUSYBOX:=/bin/busybox}"
 
 stage=$out.d
@@ -51,6 +58,9 @@ ln -s busybox "$stage/bin/sh"
 install -m 0755 "$top/scripts/guest/init" "$stage/init"
 install -m 0755 "$top/scripts/guest/demo.sh" "$stage/ketw/demo.sh"
 install -m 0755 "$top/scripts/guest/bench.sh" "$stage/ketw/bench.sh"
+install -m 0755 "$top/scripts/guest/bench-lttng.sh" "$stage/ketw/bench-lttng.sh"
+install -m 0755 "$top/scripts/guest/lttng-merge.sh" "$stage/ketw/lttng-merge.sh"
+install -m 0644 "$top/scripts/guest/lttng-lib.sh" "$stage/ketw/lttng-lib.sh"
 
 : >"$stage/ketw/modules"
 for ko in $KETW_MODULES; do
@@ -105,6 +115,8 @@ if [ -n "$KETW_STAGE" ]; then
 	ln -s kmod "$stage/ketw/kmod/modprobe"
 	ln -s kmod "$stage/ketw/kmod/depmod"
 fi
+
+[ "$KETW_LTTNG" != 1 ] || "$top/scripts/initramfs-add-lttng.sh" "$stage"
 
 # /dev/console also comes from the kernel's built-in initramfs; add it
 # when we can, so a kernel without one still has a console.

@@ -3,7 +3,7 @@
 #
 # Boot the ketw QEMU guest and judge what it printed.
 #
-#   scripts/run-vm.sh check|demo|bench|shell
+#   scripts/run-vm.sh check|demo|bench|lttng|shell
 #
 # Environment (the top Makefile sets the first two):
 #   VMLINUZ       guest kernel image (required)
@@ -33,10 +33,11 @@
 #   DEMO_OUT      demo: where the files the guest sends go (default
 #                 build/demo): a second serial port, ttyS1 in the guest,
 #                 writes to VM_DIR/export.tar; the demo sends a tar there
-#                 and prints "@@KETW@@ EXPORT FILE..."
+#                 and prints "@@KETW@@ EXPORT FILE..."; lttng (make
+#                 lttng-test: scripts/guest/lttng-merge.sh) likewise
 set -euo pipefail
 
-mode=${1:?usage: $0 check|demo|bench|shell}
+mode=${1:?usage: $0 check|demo|bench|lttng|shell}
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${VMLINUZ:?set VMLINUZ to the guest kernel}"
 : "${INITRD:?set INITRD to the initramfs}"
@@ -120,7 +121,7 @@ start=$(date +%s)
 : >"$log"
 # The console is ttyS0; the demo's files come out through ttyS1, and
 # check's stream to the host's ketw listen (serial1, above).
-if [ "$mode" = demo ]; then
+if [ "$mode" = demo ] || [ "$mode" = lttng ]; then
 	rm -f "$VM_DIR/export.tar"
 	serial1=(-serial "file:$VM_DIR/export.tar")
 fi
@@ -231,9 +232,10 @@ if [ "$mode" = check ]; then
 		[ -n "$tap" ] || fail "no test binary ran (none in /ketw/tests?)"
 		[ $((passed + failed + skipped)) -gt 0 ] || fail "no TAP test case ran"
 	fi
-elif [ "$mode" = demo ]; then
-	rc=$(sed -n 's/^@@KETW@@ DEMO-END rc=//p' "$con")
-	[ "$rc" = 0 ] || fail "demo script failed (rc=${rc:-none})"
+elif [ "$mode" = demo ] || [ "$mode" = lttng ]; then
+	tag=$(tr a-z A-Z <<<"$mode")
+	rc=$(sed -n "s/^@@KETW@@ $tag-END rc=//p" "$con")
+	[ "$rc" = 0 ] || fail "$mode script failed (rc=${rc:-none})"
 	demo_files=$(sed -n 's/^@@KETW@@ EXPORT //p' "$con")
 	demo_out=${DEMO_OUT:-$top/build/demo}
 	if [ -n "$demo_files" ]; then
@@ -277,9 +279,9 @@ echo
 if [ "$harness_fail" -ne 0 ]; then
 	echo "==== FAILED ($mode): ${#problems[@]} problem(s)"
 	printf '  - %s\n' "${problems[@]}"
-	if [ "$mode" = demo ]; then
-		echo "---- demo output"
-		sed -n '/^@@KETW@@ DEMO-BEGIN/,/^@@KETW@@ DEMO-END/p' "$con"
+	if [ "$mode" = demo ] || [ "$mode" = lttng ]; then
+		echo "---- $mode output"
+		sed -n "/^@@KETW@@ $tag-BEGIN/,/^@@KETW@@ $tag-END/p" "$con"
 	elif [ "$mode" = bench ]; then
 		echo "---- bench output"
 		sed -n '/^@@KETW@@ BENCH-BEGIN/,/^@@KETW@@ BENCH-END/p' "$con"

@@ -15,8 +15,14 @@
  * hardirq context (sample_irq_timer()), and returns when they are done.
  * Writing a context's word to "emit_ctx" logs one tick event from that
  * context (ketw_sample.h), for the records' context bits.
+ *
+ * Writing N to "emit_filter" logs N events with the payload of LTTng's
+ * lttng_test_filter_event, as lttng-test.ko logs N of those for an N
+ * written to /proc/lttng-test-filter-event: make bench times the two.
  */
+#include <asm/byteorder.h>
 #include <linux/bottom_half.h>
+#include <linux/build_bug.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -50,6 +56,63 @@ static const struct ketw_field sample_warn_fields[] = {
 	KETW_FIELD(struct ketw_sample_warn, text, KETW_FIELD_STRING),
 };
 
+/*
+ * lttng_test_filter_event's fields in LTTng's order and sizes, packed as
+ * its ring buffer stores them on x86-64; the sequences carry their
+ * lengths (size_t, but u8 for bitfield_seq) before their elements.
+ */
+struct sample_filter_payload {
+	s32 intfield;
+	s32 intfield2;
+	s64 longfield;
+	s32 signedfield;
+	__be32 netintfield;
+	__be32 netintfieldhex;
+	s64 arrfield1[3];
+	char arrfield2[10];
+	__be32 arrfield3[3];
+	u64 seqfield1_len;
+	char seqfield1[4];
+	u64 seqfield2_len;
+	char seqfield2[4];
+	u64 seqfield3_len;
+	__be32 seqfield3[3];
+	u64 seqfield4_len;
+	s64 seqfield4[3];
+	char stringfield[5];
+	char stringfield2[3];
+	u8 bitfield_seq_len;
+	s64 bitfield_seq[3];
+	s64 bitfield_array[3];
+	s32 enums[7];
+} __packed;
+
+static_assert(sizeof(struct sample_filter_payload) == KETW_SAMPLE_FILTER_SIZE);
+
+/* At most KETW_MAX_FIELDS: the sequences and the enums go in groups. */
+static const struct ketw_field sample_filter_fields[] = {
+	KETW_FIELD(struct sample_filter_payload, intfield, KETW_FIELD_S32),
+	KETW_FIELD(struct sample_filter_payload, intfield2, KETW_FIELD_HEX32),
+	KETW_FIELD(struct sample_filter_payload, longfield, KETW_FIELD_S64),
+	KETW_FIELD(struct sample_filter_payload, signedfield, KETW_FIELD_S32),
+	KETW_FIELD(struct sample_filter_payload, netintfield, KETW_FIELD_BINARY),
+	KETW_FIELD(struct sample_filter_payload, netintfieldhex, KETW_FIELD_BINARY),
+	KETW_FIELD(struct sample_filter_payload, arrfield1, KETW_FIELD_BINARY),
+	KETW_FIELD(struct sample_filter_payload, arrfield2, KETW_FIELD_STRING),
+	KETW_FIELD(struct sample_filter_payload, arrfield3, KETW_FIELD_BINARY),
+	{ .name = "seqfields", .type = KETW_FIELD_BINARY,
+	  .offset = offsetof(struct sample_filter_payload, seqfield1_len),
+	  .size = offsetof(struct sample_filter_payload, stringfield) -
+		  offsetof(struct sample_filter_payload, seqfield1_len) },
+	KETW_FIELD(struct sample_filter_payload, stringfield, KETW_FIELD_STRING),
+	KETW_FIELD(struct sample_filter_payload, stringfield2, KETW_FIELD_STRING),
+	{ .name = "bitfields", .type = KETW_FIELD_BINARY,
+	  .offset = offsetof(struct sample_filter_payload, bitfield_seq_len),
+	  .size = offsetof(struct sample_filter_payload, enums) -
+		  offsetof(struct sample_filter_payload, bitfield_seq_len) },
+	KETW_FIELD(struct sample_filter_payload, enums, KETW_FIELD_BINARY),
+};
+
 static const struct ketw_event_descriptor sample_events[] = {
 	{
 		.id		= KETW_SAMPLE_EV_TICK,
@@ -69,11 +132,21 @@ static const struct ketw_event_descriptor sample_events[] = {
 		.name		= "warn",
 		.fields		= sample_warn_fields,
 		.nr_fields	= ARRAY_SIZE(sample_warn_fields),
+	}, {
+		.id		= KETW_SAMPLE_EV_FILTER,
+		.type		= KETW_SAMPLE_FILTER_TYPE,
+		.level		= KETW_SAMPLE_FILTER_LEVEL,
+		.version	= KETW_SAMPLE_FILTER_VERSION,
+		.keyword	= KETW_SAMPLE_FILTER_KEYWORD,
+		.name		= "filter",
+		.fields		= sample_filter_fields,
+		.nr_fields	= ARRAY_SIZE(sample_filter_fields),
 	},
 };
 
 #define sample_tick	(&sample_events[0])
 #define sample_warn	(&sample_events[1])
+#define sample_filter	(&sample_events[2])
 
 static KETW_PROVIDER_EVENTS(sample_provider, KETW_SAMPLE_NAME, sample_events,
 			    KETW_SAMPLE_GUID_BYTES);
@@ -134,6 +207,76 @@ static int sample_emit_set(const char *val, const struct kernel_param *kp)
 {
 	return sample_emit_n(val, kp->arg);
 }
+
+/*
+ * emit_filter: what lttng-test.ko's trace_test_event() does for LTTng,
+ * with ketw_write(): the same arguments, a payload of the same fields
+ * filled from them for each event. The counters are added to once, at
+ * the end, as LTTng's loop keeps none.
+ */
+static int sample_filter_set(const char *val, const struct kernel_param *kp)
+{
+	static const s64 values[3] = { 1, 2, 3 };
+	static const char text[10] = "test", escape[10] = "\\*";
+	struct sample_filter_payload ev;
+	size_t textlen = strlen(text);
+	__be32 net_values[3];
+	u64 stored = 0;
+	u32 n, i, k;
+	int err;
+
+	err = kstrtou32(val, 0, &n);
+	if (err)
+		return err;
+	if (n > KETW_SAMPLE_MAX_EMIT)
+		return -EINVAL;
+	for (k = 0; k < 3; k++)
+		net_values[k] = cpu_to_be32(values[k]);
+	for (i = 0; i < n; i++) {
+		ev.intfield = i;
+		ev.intfield2 = i;
+		ev.longfield = i;
+		ev.signedfield = -1;
+		ev.netintfield = cpu_to_be32(i);
+		ev.netintfieldhex = ev.netintfield;
+		memcpy(ev.arrfield1, values, sizeof(ev.arrfield1));
+		memcpy(ev.arrfield2, text, sizeof(ev.arrfield2));
+		memcpy(ev.arrfield3, net_values, sizeof(ev.arrfield3));
+		ev.seqfield1_len = textlen;
+		memcpy(ev.seqfield1, text, sizeof(ev.seqfield1));
+		ev.seqfield2_len = textlen;
+		memcpy(ev.seqfield2, text, sizeof(ev.seqfield2));
+		ev.seqfield3_len = 3;
+		memcpy(ev.seqfield3, net_values, sizeof(ev.seqfield3));
+		ev.seqfield4_len = 3;
+		memcpy(ev.seqfield4, values, sizeof(ev.seqfield4));
+		memcpy(ev.stringfield, text, sizeof(ev.stringfield));
+		memcpy(ev.stringfield2, escape, sizeof(ev.stringfield2));
+		ev.bitfield_seq_len = 3;
+		memcpy(ev.bitfield_seq, values, sizeof(ev.bitfield_seq));
+		memcpy(ev.bitfield_array, values, sizeof(ev.bitfield_array));
+		ev.enums[0] = 0;
+		ev.enums[1] = 23;
+		ev.enums[2] = 27;
+		ev.enums[3] = 28;
+		ev.enums[4] = 202;
+		ev.enums[5] = 304;
+		ev.enums[6] = -1;
+		stored += ketw_write(&sample_provider, sample_filter, &ev,
+				     sizeof(ev));
+		if ((i & 1023) == 1023)
+			cond_resched();
+	}
+	atomic64_add(n, &sample_emitted);
+	atomic64_add(stored, &sample_stored);
+	return 0;
+}
+
+static const struct kernel_param_ops sample_filter_ops = {
+	.set = sample_filter_set,
+};
+module_param_cb(emit_filter, &sample_filter_ops, NULL, 0200);
+MODULE_PARM_DESC(emit_filter, "write N: log N events with the payload of LTTng's lttng_test_filter_event");
 
 static atomic64_t sample_probe_hits = ATOMIC64_INIT(0);
 

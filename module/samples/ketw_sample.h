@@ -3,7 +3,8 @@
  * ketw_sample: the provider that tests and the demo drive.
  *
  * Writing N to /sys/module/ketw_sample/parameters/emit logs N events of
- * KETW_SAMPLE_EV_TICK from the writing task (emit_warn: KETW_SAMPLE_EV_WARN). Event i carries
+ * KETW_SAMPLE_EV_TICK from the writing task (emit_warn: KETW_SAMPLE_EV_WARN,
+ * emit_filter: KETW_SAMPLE_EV_FILTER). Event i carries
  * struct ketw_sample_tick followed by (i % KETW_SAMPLE_TAIL_MOD) tail bytes,
  * tail byte k being (i + k) & 0xff.
  */
@@ -29,6 +30,23 @@
 #define KETW_SAMPLE_WARN_LEVEL	3	/* KETW_LEVEL_WARNING */
 #define KETW_SAMPLE_WARN_VERSION 1
 #define KETW_SAMPLE_WARN_KEYWORD 0x2ULL
+
+/*
+ * A third, for the bench against LTTng: writing N to "emit_filter" logs N
+ * events whose payload has the fields of LTTng's lttng_test_filter_event
+ * (lttng-modules' include/instrumentation/events/lttng-test.h) in its
+ * order and sizes, as LTTng's kernel ring buffer packs them on x86-64
+ * (no padding): KETW_SAMPLE_FILTER_SIZE bytes. Event i carries i in
+ * intfield, intfield2 and longfield, htonl(i) in netintfield and
+ * netintfieldhex, and what lttng-test.ko's trace_test_event() passes in
+ * the others ({1, 2, 3}, "test", "\*").
+ */
+#define KETW_SAMPLE_EV_FILTER	3
+#define KETW_SAMPLE_FILTER_TYPE	KETW_TYPE_INFO
+#define KETW_SAMPLE_FILTER_LEVEL 4	/* KETW_LEVEL_INFO */
+#define KETW_SAMPLE_FILTER_VERSION 1
+#define KETW_SAMPLE_FILTER_KEYWORD 0x4ULL
+#define KETW_SAMPLE_FILTER_SIZE	235
 
 #define KETW_SAMPLE_MAGIC	0x6b657477	/* "ketw" */
 #define KETW_SAMPLE_TAIL_MOD	32

@@ -240,6 +240,7 @@ row "drain MB/s, mmap vs read()" "$(fig drain_mmap_bps)" "$(fig drain_read_bps)"
 row "  drain Mrecords/s, mmap vs read()" "$(fig drain_mmap_rps)" \
 	"$(fig drain_read_rps)" 1000000 - -
 
+sh /ketw/bench-lttng.sh "$ROWS" /tmp/bench.lttng-note || die "bench-lttng.sh"
 mark "BENCH-TABLE-BEGIN"
 awk -F'|' '
 function fmt(v) {
@@ -296,6 +297,7 @@ scaling: 64 B events/s per CPU with a writer on every CPU vs one alone
   it writes: compare ketw 512 B with ftrace 8 B, at about the same rate.
 drain: FLUSH session, 100000 x 64 B events per CPU; read() into 64 KiB vs
   consuming in place through mmap; both read every record's header.
+$(cat /tmp/bench.lttng-note)
 TCG figures (no KVM; clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)): the ratios are what count.
 EOF
 mark "BENCH-TABLE-END"

@@ -5,6 +5,7 @@
  * policies and read() semantics.
  */
 #include "ketw_test.h"
+#include <arpa/inet.h>
 #include <pthread.h>
 #include "kselftest_harness.h"
 
@@ -490,6 +491,56 @@ TEST_F(session, loop_keeps_newest)
 	ASSERT_EQ(st.written, st.read + st.overwritten);
 	ASSERT_EQ(1002, st.written);
 	ASSERT_EQ(0, st.lost_full + st.lost_busy);
+}
+
+/*
+ * emit_filter: N events of KETW_SAMPLE_FILTER_SIZE bytes, in order, with
+ * the values of LTTng's lttng_test_filter_event (make bench times the
+ * two); emit_filter refuses what is not a number, or too many.
+ */
+TEST_F(session, emit_filter_lttng_payload)
+{
+	static const int64_t values[3] = { 1, 2, 3 };
+	const struct ketw_event_header *h;
+	size_t off = 0;
+	int bad = 0, n = 0;
+
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(0, write_str(SAMPLE_PARAM("emit_filter"), "100"));
+	ASSERT_EQ(-EINVAL, write_str(SAMPLE_PARAM("emit_filter"), "ten"));
+	ASSERT_EQ(-EINVAL, write_str(SAMPLE_PARAM("emit_filter"), "10000001"));
+	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
+	ASSERT_EQ(0, drain(self->fd, &self->d));
+	while ((h = next_record(&self->d, &off, &bad))) {
+		const uint8_t *p = (const uint8_t *)(h + 1);
+		int32_t i32;
+		int64_t i64;
+		uint32_t be;
+
+		if (!is_sample(h))
+			continue;
+		ASSERT_EQ(KETW_SAMPLE_EV_FILTER, h->event_id);
+		ASSERT_EQ(KETW_SAMPLE_FILTER_KEYWORD, h->keyword);
+		ASSERT_EQ(KETW_SAMPLE_FILTER_VERSION, h->version);
+		ASSERT_EQ(KETW_EVENT_HEADER_SIZE + KETW_SAMPLE_FILTER_SIZE, h->size);
+		memcpy(&i32, p, 4);				/* intfield */
+		ASSERT_EQ(n, i32);
+		memcpy(&i64, p + 8, 8);				/* longfield */
+		ASSERT_EQ(n, i64);
+		memcpy(&i32, p + 16, 4);			/* signedfield */
+		ASSERT_EQ(-1, i32);
+		memcpy(&be, p + 20, 4);				/* netintfield */
+		ASSERT_EQ(htonl(n), be);
+		ASSERT_EQ(0, memcmp(p + 28, values, sizeof(values)));	/* arrfield1 */
+		ASSERT_STREQ("test", (const char *)p + 52);	/* arrfield2 */
+		ASSERT_STREQ("test", (const char *)p + 150);	/* stringfield */
+		ASSERT_STREQ("\\*", (const char *)p + 155);	/* stringfield2 */
+		memcpy(&i32, p + KETW_SAMPLE_FILTER_SIZE - 4, 4);	/* enumnegative */
+		ASSERT_EQ(-1, i32);
+		n++;
+	}
+	ASSERT_EQ(0, bad);
+	ASSERT_EQ(100, n);
 }
 
 /* A session outlives the file that made it. */

@@ -118,7 +118,7 @@ TEST_F(prov, registry_lists_providers_and_events)
 	for (i = 0; i < (int)l.count && i < 16; i++) {
 		if (!strcmp(pi[i].name, KETW_SAMPLE_NAME)) {
 			EXPECT_EQ(0, memcmp(pi[i].provider_guid, sample_guid, 16));
-			EXPECT_EQ(2, pi[i].nr_events);
+			EXPECT_EQ(3, pi[i].nr_events);
 			EXPECT_EQ(0, pi[i].flags);
 			found++;
 		}
@@ -131,7 +131,7 @@ TEST_F(prov, registry_lists_providers_and_events)
 	l.entries = (uintptr_t)ei;
 	strcpy(l.provider, KETW_SAMPLE_NAME);
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_EVENTS, &l));
-	ASSERT_EQ(2, l.count);
+	ASSERT_EQ(3, l.count);
 	EXPECT_EQ(KETW_SAMPLE_EV_TICK, ei[0].id);
 	EXPECT_STREQ("tick", ei[0].name);
 	EXPECT_EQ(KETW_SAMPLE_TICK_LEVEL, ei[0].level);
@@ -146,12 +146,22 @@ TEST_F(prov, registry_lists_providers_and_events)
 	EXPECT_STREQ("warn", ei[1].name);
 	EXPECT_STREQ("text", ei[1].fields[2].name);
 	EXPECT_EQ(KETW_FIELD_STRING, ei[1].fields[2].type);
+	EXPECT_EQ(KETW_SAMPLE_EV_FILTER, ei[2].id);
+	EXPECT_STREQ("filter", ei[2].name);
+	EXPECT_EQ(KETW_SAMPLE_FILTER_KEYWORD, ei[2].keyword);
+	ASSERT_EQ(14, ei[2].nr_fields);
+	EXPECT_STREQ("longfield", ei[2].fields[2].name);
+	EXPECT_EQ(KETW_FIELD_S64, ei[2].fields[2].type);
+	EXPECT_EQ(8, ei[2].fields[2].offset);
+	EXPECT_STREQ("enums", ei[2].fields[13].name);
+	EXPECT_EQ(KETW_SAMPLE_FILTER_SIZE - 28, ei[2].fields[13].offset);
+	EXPECT_EQ(28, ei[2].fields[13].size);
 
 	/* By GUID too; an unknown provider is ENOENT. */
 	l.provider[0] = 0;
 	memcpy(l.guid, sample_guid, 16);
 	ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_EVENTS, &l));
-	EXPECT_EQ(2, l.count);
+	EXPECT_EQ(3, l.count);
 	strcpy(l.provider, "no-such-provider");
 	EXPECT_EQ(-1, ioctl(self->fd, KETW_IOC_EVENTS, &l));
 	EXPECT_EQ(ENOENT, errno);
@@ -427,7 +437,7 @@ TEST_F(prov, rundown_contents)
 
 			if (!memcmp(p->provider_guid, sample_guid, 16)) {
 				EXPECT_STREQ(KETW_SAMPLE_NAME, p->name);
-				EXPECT_EQ(2, p->nr_events);
+				EXPECT_EQ(3, p->nr_events);
 				sample_prov++;
 			}
 		}
