@@ -20,6 +20,20 @@
  *                      path without the computation of the execution
  *                      context, runs interleaved: what the context bits
  *                      of every record cost.
+ *   pairs SIZE...      up to BENCH_MAX_SIZES payload sizes, "reps" rounds:
+ *                      in each, for every size, ketw_write() of SIZE bytes,
+ *                      ftrace's write of SIZE and of SIZE + 64 bytes (as
+ *                      many bytes as ketw stores), then the reference loop;
+ *                      each timed run after a warm-up of its own, the
+ *                      sizes' order rotated and the three writes' order
+ *                      reversed from one round to the next. The result
+ *                      holds every run's figure, in round order: the
+ *                      reader takes medians, spreads and each round's
+ *                      ratios.
+ *   ref                the reference loop alone, "reps" runs: arithmetic
+ *                      only (no memory, no clock, no call), so that what
+ *                      varies between its runs is the machine, not the
+ *                      code: how noisy a run is.
  *   ftrace SIZE        ring_buffer_lock_reserve(), a memcpy() of SIZE
  *                      bytes and ring_buffer_unlock_commit() on a private
  *                      overwriting ftrace ring buffer of buf_kb KiB per CPU.
@@ -37,11 +51,14 @@
  * and reschedules between chunks; only the time inside chunks counts.
  * Single-CPU figures are the median of "reps" runs of "iters" events,
  * after a warm-up that wraps a buffer of warm_kb KiB once, so that both
- * ring buffers are measured overwriting, in steady state.
+ * ring buffers are measured overwriting, in steady state. The commands
+ * that interleave (context, pairs, ref) also warm up before each timed
+ * run, with iters / 8 events of the same kind and size.
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -63,7 +80,12 @@
 #define BENCH_MAX_SIZE		1024
 #define BENCH_CHUNK		1024U
 #define BENCH_MAX_REPS		15
-#define BENCH_RESULT_LEN	512
+#define BENCH_MAX_SIZES		4
+#define BENCH_MAX_ARGS		BENCH_MAX_SIZES
+/* Every run of a pairs command in decimal: within a sysfs page. */
+#define BENCH_RESULT_LEN	3072
+/* Turns of the reference loop's mixing step per counted "event". */
+#define BENCH_REF_STEPS		16
 
 static KETW_PROVIDER(bench_prov, BENCH_NAME, BENCH_GUID_BYTES);
 
@@ -111,6 +133,7 @@ enum bench_kind {
 	BENCH_CLK_LOCAL,	/* local_clock(): ketw's LOCAL clock */
 	BENCH_CLK_TRACE,	/* trace_clock_local(): the ftrace buffer's */
 	BENCH_CLK_CYCLES,	/* the CPU's cycle counter alone (get_cycles()) */
+	BENCH_REF,		/* arithmetic only: the noise reference */
 };
 
 /* One measurement: the same work on one or more CPUs at once. */
@@ -214,6 +237,14 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 	case BENCH_CLK_CYCLES:
 		for (i = 0; i < n; i++)
 			t += get_cycles();
+		break;
+	case BENCH_REF:
+		/* A dependent chain of multiplies and shifts (an LCG, mixed). */
+		t = n;
+		for (i = 0; i < n * BENCH_REF_STEPS; i++) {
+			t = t * 6364136223846793005ULL + 1442695040888963407ULL;
+			t ^= t >> 29;
+		}
 		break;
 	}
 	WRITE_ONCE(bench_sink, t);
@@ -371,6 +402,47 @@ static int bench_median_run(enum bench_kind kind, u32 size, u64 warm,
 	return 0;
 }
 
+/*
+ * One timed run of "iters" events after a warm-up of its own (iters / 8
+ * events of the same kind and size): for runs of different kinds or sizes
+ * interleaved, so that each starts with its code and data in the caches.
+ */
+static int bench_timed(enum bench_kind kind, u32 size, struct trace_buffer *rb,
+		       u64 *ps)
+{
+	int err = bench_single(kind, size, max(iters / 8, 1U), rb, ps);
+
+	return err ? err : bench_single(kind, size, iters, rb, ps);
+}
+
+/* Append to bench_result, which holds @len bytes; -EOVERFLOW when full. */
+static __printf(2, 3) int bench_out(size_t *len, const char *fmt, ...)
+{
+	size_t room = sizeof(bench_result) - *len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(bench_result + *len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= room)
+		return -EOVERFLOW;
+	*len += n;
+	return 0;
+}
+
+/* " @key=v1,v2,...": the @n runs @v, in the order they ran. */
+static int bench_out_runs(size_t *len, const char *key, const u64 *v,
+			  unsigned int n)
+{
+	unsigned int i;
+	int err = bench_out(len, " %s=", key);
+
+	for (i = 0; i < n && !err; i++)
+		err = bench_out(len, "%s%llu", i ? "," : "", v[i]);
+	return err;
+}
+
 /* Events that fill warm_kb KiB with records of @span bytes. */
 static u64 bench_warm_events(u32 span)
 {
@@ -412,6 +484,9 @@ static int bench_cmd_context(u32 size)
 	u64 warm = bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
 						      size));
 	unsigned int i, k, n = min(3 * bench_reps(), BENCH_MAX_REPS);
+	/* Two lists of BENCH_MAX_REPS figures: a quarter of the result. */
+	static char runs[BENCH_RESULT_LEN / 2];
+	size_t len;
 	s64 cost;
 	int err;
 
@@ -424,21 +499,131 @@ static int bench_cmd_context(u32 size)
 	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-			err = bench_single(kinds[k], size, iters, NULL,
-					   &v[k][i]);
+			err = bench_timed(kinds[k], size, NULL, &v[k][i]);
 			if (err)
 				return err;
 		}
 	}
+	/* The runs in their order first: bench_median() sorts. */
+	len = 0;
+	err = bench_out_runs(&len, "runs", v[0], n);
+	if (!err)
+		err = bench_out_runs(&len, "noctx_runs", v[1], n);
+	if (!err && len >= sizeof(runs))
+		err = -EOVERFLOW;
+	if (err)
+		return err;
+	memcpy(runs, bench_result, len + 1);
 	for (k = 0; k < ARRAY_SIZE(kinds); k++)
 		med[k] = bench_median(v[k], n);
 	cost = (s64)med[0] - (s64)med[1];
 	snprintf(bench_result, sizeof(bench_result),
-		 "context size=%u ps=%llu noctx_ps=%llu cost_ps=%lld cost_permille=%lld min_ps=%llu noctx_min_ps=%llu iters=%u reps=%u cpu=%u",
+		 "context size=%u ps=%llu noctx_ps=%llu cost_ps=%lld cost_permille=%lld min_ps=%llu noctx_min_ps=%llu iters=%u reps=%u cpu=%u%s",
 		 size, med[0], med[1], cost,
 		 div64_s64(cost * 1000, max_t(s64, med[0], 1)), v[0][0],
-		 v[1][0], iters, n, bench_cpu);
+		 v[1][0], iters, n, bench_cpu, runs);
 	return 0;
+}
+
+/*
+ * ketw against ftrace at each of @sizes, every write interleaved with
+ * the others run by run (see "pairs" above), and the reference loop at
+ * the end of each round.
+ */
+enum { BENCH_P_KETW, BENCH_P_FTRACE, BENCH_P_FTRACE_HDR, BENCH_P_KINDS };
+
+static int bench_cmd_pairs(const u32 *sizes, unsigned int ns)
+{
+	static const char * const names[BENCH_P_KINDS] = {
+		"ketw", "ftrace", "ftrace_hdr",
+	};
+	u64 (*v)[BENCH_P_KINDS][BENCH_MAX_REPS], ref[BENCH_MAX_REPS], ps;
+	unsigned int i, j, k, kk, n = bench_reps();
+	struct trace_buffer *rb;
+	char key[24];
+	size_t len = 0;
+	u32 big = 0, sz;
+	int err;
+
+	for (j = 0; j < ns; j++) {
+		/* ftrace's second write stores 64 bytes more. */
+		if (sizes[j] > BENCH_MAX_SIZE - KETW_EVENT_HEADER_SIZE)
+			return -EINVAL;
+		big = max(big, sizes[j]);
+	}
+	if (!ketw_enabled(&bench_prov))
+		return -ENODATA;	/* no session running */
+	v = kcalloc(ns, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	rb = bench_rb_alloc();
+	if (!rb) {
+		kfree(v);
+		return -ENOMEM;
+	}
+	/* Both buffers wrapped once: overwriting from the first timed run. */
+	err = bench_single(BENCH_KETW, big,
+			   bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + big)),
+			   NULL, &ps);
+	if (!err)
+		err = bench_single(BENCH_FTRACE, big,
+				   bench_warm_events(ALIGN(big, 4) + 8), rb,
+				   &ps);
+	for (i = 0; i < n && !err; i++) {
+		for (j = 0; j < ns && !err; j++) {
+			sz = (i + j) % ns;
+			for (k = 0; k < BENCH_P_KINDS && !err; k++) {
+				kk = i & 1 ? BENCH_P_KINDS - 1 - k : k;
+				err = bench_timed(kk == BENCH_P_KETW ?
+						  BENCH_KETW : BENCH_FTRACE,
+						  sizes[sz] +
+						  (kk == BENCH_P_FTRACE_HDR ?
+						   KETW_EVENT_HEADER_SIZE : 0),
+						  kk == BENCH_P_KETW ? NULL : rb,
+						  &v[sz][kk][i]);
+			}
+		}
+		if (!err)
+			err = bench_timed(BENCH_REF, 0, NULL, &ref[i]);
+	}
+	ring_buffer_free(rb);
+	if (!err)
+		err = bench_out(&len, "pairs reps=%u iters=%u cpu=%u buf_kb=%u",
+				n, iters, bench_cpu, buf_kb);
+	for (j = 0; j < ns && !err; j++) {
+		for (k = 0; k < BENCH_P_KINDS && !err; k++) {
+			snprintf(key, sizeof(key), "%s_%u", names[k], sizes[j]);
+			err = bench_out_runs(&len, key, v[j][k], n);
+		}
+	}
+	if (!err)
+		err = bench_out_runs(&len, "ref", ref, n);
+	kfree(v);
+	if (err)
+		bench_result[0] = '\0';
+	return err;
+}
+
+/* The reference loop alone: how much the machine varies during a run. */
+static int bench_cmd_ref(void)
+{
+	u64 v[BENCH_MAX_REPS];
+	unsigned int i, n = bench_reps();
+	size_t len = 0;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = bench_timed(BENCH_REF, 0, NULL, &v[i]);
+	if (!err)
+		err = bench_out(&len, "ref reps=%u iters=%u steps=%u cpu=%u",
+				n, iters, BENCH_REF_STEPS, bench_cpu);
+	if (!err)
+		err = bench_out_runs(&len, "runs", v, n);
+	if (!err)
+		err = bench_out(&len, " ps=%llu", bench_median(v, n));
+	if (err)
+		bench_result[0] = '\0';
+	return err;
 }
 
 static int bench_cmd_ftrace(u32 size)
@@ -640,38 +825,48 @@ static int bench_cmd_fill(u32 n, u32 size)
 
 static int bench_run_set(const char *val, const struct kernel_param *kp)
 {
+	u32 arg[BENCH_MAX_ARGS] = { 0 };
+	unsigned int i, nargs;
 	char cmd[16];
-	u32 a = 0, b = 0;
 	int n, err;
 
-	n = sscanf(val, "%15s %u %u", cmd, &a, &b);
+	n = sscanf(val, "%15s %u %u %u %u", cmd, &arg[0], &arg[1], &arg[2],
+		   &arg[3]);
 	if (n < 1)
 		return -EINVAL;
-	/* Sizes: at least the 8 bytes a payload starts with. */
-	if (strcmp(cmd, "fill") ? (n > 1 && (a < 8 || a > BENCH_MAX_SIZE)) :
-				  (n != 3 || b < 8 || b > BENCH_MAX_SIZE))
-		return -EINVAL;
+	nargs = n - 1;
+	/*
+	 * Sizes: at least the 8 bytes a payload starts with. fill's first
+	 * argument is a count.
+	 */
+	for (i = !strcmp(cmd, "fill"); i < nargs; i++)
+		if (arg[i] < 8 || arg[i] > BENCH_MAX_SIZE)
+			return -EINVAL;
 
 	mutex_lock(&bench_mutex);
 	bench_result[0] = '\0';
-	if (!strcmp(cmd, "disabled") && n == 1)
+	if (!strcmp(cmd, "disabled") && nargs == 0)
 		err = bench_cmd_disabled();
-	else if (!strcmp(cmd, "clock") && n == 1)
+	else if (!strcmp(cmd, "clock") && nargs == 0)
 		err = bench_cmd_clock();
-	else if (!strcmp(cmd, "write") && n == 2)
-		err = bench_cmd_write(a);
-	else if (!strcmp(cmd, "context") && n == 2)
-		err = bench_cmd_context(a);
-	else if (!strcmp(cmd, "ftrace") && n == 2)
-		err = bench_cmd_ftrace(a);
-	else if (!strcmp(cmd, "scale") && n == 2)
-		err = bench_cmd_scale(BENCH_KETW, a);
-	else if (!strcmp(cmd, "ftrace-scale") && n == 2)
-		err = bench_cmd_scale(BENCH_FTRACE, a);
-	else if (!strcmp(cmd, "cycles-scale") && n == 2)
-		err = bench_cmd_scale(BENCH_CLK_CYCLES, a);
-	else if (!strcmp(cmd, "fill"))
-		err = bench_cmd_fill(a, b);
+	else if (!strcmp(cmd, "ref") && nargs == 0)
+		err = bench_cmd_ref();
+	else if (!strcmp(cmd, "write") && nargs == 1)
+		err = bench_cmd_write(arg[0]);
+	else if (!strcmp(cmd, "context") && nargs == 1)
+		err = bench_cmd_context(arg[0]);
+	else if (!strcmp(cmd, "pairs") && nargs >= 1)
+		err = bench_cmd_pairs(arg, nargs);
+	else if (!strcmp(cmd, "ftrace") && nargs == 1)
+		err = bench_cmd_ftrace(arg[0]);
+	else if (!strcmp(cmd, "scale") && nargs == 1)
+		err = bench_cmd_scale(BENCH_KETW, arg[0]);
+	else if (!strcmp(cmd, "ftrace-scale") && nargs == 1)
+		err = bench_cmd_scale(BENCH_FTRACE, arg[0]);
+	else if (!strcmp(cmd, "cycles-scale") && nargs == 1)
+		err = bench_cmd_scale(BENCH_CLK_CYCLES, arg[0]);
+	else if (!strcmp(cmd, "fill") && nargs == 2)
+		err = bench_cmd_fill(arg[0], arg[1]);
 	else
 		err = -EINVAL;
 	mutex_unlock(&bench_mutex);
@@ -682,7 +877,7 @@ static const struct kernel_param_ops bench_run_ops = {
 	.set = bench_run_set,
 };
 module_param_cb(run, &bench_run_ops, NULL, 0200);
-MODULE_PARM_DESC(run, "a command: disabled, clock, write SIZE, context SIZE, ftrace SIZE, scale SIZE, ftrace-scale SIZE, cycles-scale SIZE, fill N SIZE");
+MODULE_PARM_DESC(run, "a command: disabled, clock, ref, write SIZE, context SIZE, pairs SIZE..., ftrace SIZE, scale SIZE, ftrace-scale SIZE, cycles-scale SIZE, fill N SIZE");
 
 /*
  * A report is read-only, but the kernel calls a parameter's setter at
