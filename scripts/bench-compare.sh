@@ -83,12 +83,12 @@ done
 cp "$top/scripts/guest/bench-compare.sh" "$top/scripts/guest/bench-lib.sh" "$g/"
 
 initrd=$BUILD/initramfs-bench-compare.cpio.gz
-KETW_MODULES= KETW_TOOL= KETW_PROXY= KETW_TESTS_DIR= EXTRA_BINS= KETW_STAGE= \
+KETW_MODULES='' KETW_TOOL='' KETW_PROXY='' KETW_TESTS_DIR='' EXTRA_BINS='' KETW_STAGE='' \
 	KETW_BENCH_FILES="$(echo "$g"/*)" "$top/scripts/mkinitramfs.sh" "$initrd"
 
 # Each load takes about 20 s under TCG; boot and margin on top.
 VMLINUZ=$VMLINUZ INITRD=$initrd VM_DIR=$BUILD/vm-bench-compare \
-	VM_TIMEOUT=${VM_TIMEOUT:-$((600 + rounds * 2 * 60))} VM_DEBUG= \
+	VM_TIMEOUT=${VM_TIMEOUT:-$((600 + rounds * 2 * 60))} VM_DEBUG='' \
 	BENCH_OUT=$BUILD/bench-compare.txt \
 	VM_APPEND="${BENCH_APPEND-tsc=reliable} ketwbench=compare ketwrounds=$rounds ${VM_APPEND:-}" \
 	"$top/scripts/run-vm.sh" bench

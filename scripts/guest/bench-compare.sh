@@ -208,7 +208,10 @@ BEGIN {
 	while ((getline l < figs) > 0) {
 		split(l, f, " ")
 		key = f[1] SUBSEP f[2]
-		v[key] = (key in v) ? v[key] "," f[3] : f[3]
+		if (key in v)
+			v[key] = v[key] "," f[3]
+		else
+			v[key] = f[3]
 	}
 	line = "-------------------------------------------------------------------------------------------------"
 	printf "%-38s %8s %6s %8s %6s %6s  %s\n", "measure", "A", "spread", "B", "spread", "B/A", "B/A by round"
@@ -232,7 +235,7 @@ BEGIN {
 		}
 	by = lo == "" ? "-" : sprintf("%.2f..%.2f (%d)", lo, hi, na)
 	printf "%-38s %8s %6s %8s %6s %6.2f  %s\n", $2, fmt(ma / $3), pct(lspread(a)),
-		fmt(mb / $3), pct(lspread(b)), ma > 0 ? mb / ma : 0, by
+		fmt(mb / $3), pct(lspread(b)), (ma > 0 ? mb / ma : 0), by
 }
 END {
 	print line

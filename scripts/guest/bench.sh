@@ -424,10 +424,11 @@ disabled: ketw_write() with no session (static branch NOP) in a loop vs the
 context: ketw_write() of 64 B vs __ketw_write_noctx(), the same write path
   without computing the record's execution context (preempt_count(), the
   flags register, TIF_NEED_RESCHED); medians of 15 interleaved runs of
-  200000, each after a warm-up of 25000; the ratio is the context's cost (target: at most 3 %). TCG
-  emulates PUSHF by rebuilding EFLAGS from its lazy condition codes, so
-  this guest figure overstates it; native-bench above times the same
-  ketw_record_context() natively, against ketw_ring_write() alone.
+  200000, each after a warm-up of 25000; the ratio is the context's cost
+  (target: at most 3 %). TCG emulates PUSHF by rebuilding EFLAGS from its
+  lazy condition codes, so this guest figure overstates it; native-bench
+  above times the same ketw_record_context() natively, against
+  ketw_ring_write() alone.
 libketw: a user-space provider's ketw_write() with no session taking it
   (the enable page says so: two loads and a test, no system call) vs the
   loop calling an empty noinline function, and vs the loop alone; user
