@@ -15,7 +15,8 @@
  *                      runs of 10 x iters turns, the fastest of
  *                      3 x "reps" (at most 15) runs.
  *   write SIZE         ketw_write() of SIZE payload bytes into the running
- *                      session(s), on CPU "cpu".
+ *                      session(s), on CPU "cpu"; "sessions" says how many
+ *                      take each event (each stores a record of it).
  *   context SIZE       the same against __ketw_write_noctx(), the write
  *                      path without the computation of the execution
  *                      context, runs interleaved: what the context bits
@@ -117,6 +118,10 @@ MODULE_PARM_DESC(buf_kb, "ftrace ring buffer KiB per CPU (default 4096)");
 static unsigned int warm_kb = 8192;
 module_param(warm_kb, uint, 0644);
 MODULE_PARM_DESC(warm_kb, "bytes of records written before timing, in KiB (default 8192)");
+
+static unsigned int bench_sessions = 1;
+module_param_named(sessions, bench_sessions, uint, 0644);
+MODULE_PARM_DESC(sessions, "sessions that take each ketw event, each storing a record (default 1)");
 
 static unsigned int scale_ms = 400;
 module_param(scale_ms, uint, 0644);
@@ -349,6 +354,25 @@ static unsigned int bench_reps(void)
 }
 
 /*
+ * Every event of a write @kind stored: once in ftrace's buffer, by each of
+ * the "sessions" sessions for ketw; -EIO if a record is missing.
+ */
+static int bench_check_stored(enum bench_kind kind, u64 stored, u64 events)
+{
+	u64 want = events;
+
+	if (kind == BENCH_KETW || kind == BENCH_KETW_NOCTX)
+		want *= max(bench_sessions, 1U);
+	else if (kind != BENCH_FTRACE)
+		return 0;
+	if (stored == want)
+		return 0;
+	pr_err("ketw_bench: %lld of %llu records not stored\n",
+	       (s64)(want - stored), want);
+	return -EIO;
+}
+
+/*
  * One writer on the bench CPU: @n events of @kind; returns picoseconds per
  * event in *ps and fails with -EIO if an event was not stored.
  */
@@ -366,13 +390,7 @@ static int bench_single(enum bench_kind kind, u32 size, u64 n,
 	if (err)
 		return err;
 	*ps = div64_u64(w.ns * 1000, max_t(u64, w.events, 1));
-	if ((kind == BENCH_KETW || kind == BENCH_KETW_NOCTX ||
-	     kind == BENCH_FTRACE) && w.stored != w.events) {
-		pr_err("ketw_bench: %llu of %llu events not stored\n",
-		       w.events - w.stored, w.events);
-		return -EIO;
-	}
-	return 0;
+	return bench_check_stored(kind, w.stored, w.events);
 }
 
 /*
@@ -768,11 +786,7 @@ static int bench_cmd_scale(enum bench_kind kind, u32 size)
 			stored += w[k].stored;
 			events += w[k].events;
 		}
-		if (kind != BENCH_CLK_CYCLES && stored != events) {
-			pr_err("ketw_bench: %llu of %llu events not stored\n",
-			       events - stored, events);
-			err = -EIO;
-		}
+		err = bench_check_stored(kind, stored, events);
 	}
 	cpus_read_unlock();
 	if (r.rb)

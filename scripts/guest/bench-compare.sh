@@ -148,6 +148,10 @@ measure() {
 			note "$(up "$m")'s tool: could not start $n sessions: rows skipped"
 			break
 		fi
+		if ! param sessions "$n" && [ "$n" != 1 ]; then
+			note "$(up "$m")'s ketw_bench has no 'sessions' parameter (it counts the N records of an event as lost): N > 1 skipped"
+			break
+		fi
 		param iters $((200000 / n))
 		try "$m" "nsess_$n" write 64 || break
 		tn=$(kv ps)
@@ -162,6 +166,7 @@ measure() {
 		$KETW reset -s "kn$have" >/dev/null 2>&1
 		have=$((have - 1))
 	done
+	param sessions 1
 	param iters 200000
 	param warm_kb 8192
 }

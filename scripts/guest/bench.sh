@@ -45,7 +45,7 @@ esac
 
 die() {
 	echo "bench: FAILED: $*"
-	$KETW reset -s $SESSION >/dev/null 2>&1
+	$KETW reset --all --yes >/dev/null 2>&1
 	[ ! -d "$PARAMS" ] || rmmod ketw_bench
 	exit 1
 }
@@ -238,6 +238,7 @@ while [ $r -lt $SESSION_ROUNDS ]; do
 	[ $((r % 2)) = 0 ] || order=$rev
 	for n in $order; do
 		nsess_set "$n"
+		param sessions "$n"
 		param iters $((200000 / n))
 		cmd write 64
 		keep_add "nsess_$n" ps
@@ -245,6 +246,7 @@ while [ $r -lt $SESSION_ROUNDS ]; do
 	r=$((r + 1))
 done
 nsess_set 0
+param sessions 1
 param iters 200000
 param warm_kb 8192
 param reps 5
