@@ -92,7 +92,7 @@ help:
 	@echo '  bench-compare A=<commit> B=<commit>   the write rows of bench for two'
 	@echo '                commits: both built against the same kernel in'
 	@echo '                build/compare/<sha>/, loaded turn about in one guest boot'
-	@echo '                (COMPARE_ROUNDS=3 times each); per row A, B, B/A and'
+	@echo '                (COMPARE_ROUNDS=4 times each); per row A, B, B/A and'
 	@echo '                their spreads, saved to build/bench-compare.txt'
 	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
 	@echo '                its man page, headers and libketw (.so.0, .a, ketw.pc) under'
@@ -114,7 +114,7 @@ help:
 	@echo '       VM_DEBUG VM_QUIET=1'
 	@echo '       EXTRA_BINS=/usr/bin/trace-cmd (default) KETW_MODULES KETW_TOOL'
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
-	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only) COMPARE_ROUNDS=3'
+	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only) COMPARE_ROUNDS=4'
 	@echo '       CHECK_APPEND="tsc=reliable" (check and fuzz-kernel)'
 	@echo '       FUZZ_KERNEL_SECONDS=600 KETW_FUZZ_SEED=N KFUZZ_ONLY="kfuzz_*" KFUZZ_KERNEL=kasan'
 	@echo '       KFUZZ_ENV="KETW_FUZZ_AVOID=fdrace KETW_FUZZ_THREADS=4 ..." FUZZ_KERNEL_APPEND'
@@ -315,7 +315,7 @@ bench-tools:
 
 # Two commits' write rows, their modules turn about in one guest boot
 # (scripts/bench-compare.sh; Documentation/ketw-testing.rst).
-COMPARE_ROUNDS ?= 3
+COMPARE_ROUNDS ?= 4
 bench-compare: deps
 	@[ -n "$(A)" ] && [ -n "$(B)" ] || \
 		{ echo "usage: make bench-compare A=<commit> B=<commit>" >&2; exit 2; }

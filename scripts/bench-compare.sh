@@ -14,7 +14,7 @@
 # the same KVER is not built again. The guest's harness is this tree's.
 #
 # Environment: KDIR, KVER, VMLINUZ (make's scripts/kernel.sh), BUILD
-# (default build/), COMPARE_ROUNDS (default 3: each module loaded that
+# (default build/), COMPARE_ROUNDS (default 4: each module loaded that
 # many times), and run-vm.sh's VM_* knobs; BENCH_APPEND (default
 # tsc=reliable) as for make bench.
 set -euo pipefail
@@ -24,7 +24,7 @@ BUILD=${BUILD:-$top/build}
 : "${KDIR:?set KDIR (make bench-compare does)}"
 : "${KVER:?set KVER (make bench-compare does)}"
 : "${VMLINUZ:?set VMLINUZ (make bench-compare does)}"
-rounds=${COMPARE_ROUNDS:-3}
+rounds=${COMPARE_ROUNDS:-4}
 case $rounds in
 '' | *[!0-9]* | 0) echo "bench-compare: COMPARE_ROUNDS=$rounds is not a number of rounds" >&2; exit 2 ;;
 esac

@@ -16,7 +16,7 @@
 #   b-ketw.ko b-ketw_bench.ko b-ketw   commit B's
 #   compare.txt                        "a SHA SUBJECT" and "b SHA SUBJECT"
 #   bench-lib.sh                       the helpers shared with bench.sh
-# The kernel command line's ketwrounds=N sets the rounds (default 3).
+# The kernel command line's ketwrounds=N sets the rounds (default 4).
 #
 # A row one side cannot measure (its ketw_bench lacks the command, or its
 # tool the option) is skipped with a note; the others go on. Prints the
@@ -32,7 +32,7 @@ NSESSIONS="1 4 16 64"
 NSESSION_KB=1024
 FIGS=/tmp/compare.figs
 NOTES=/tmp/compare.notes
-ROUNDS=3
+ROUNDS=4
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ketwrounds=[1-9]*) ROUNDS=${arg#ketwrounds=} ;;
@@ -111,15 +111,19 @@ measure() {
 	param reps 3
 	param iters 200000
 	param warm_kb 8192
-	# ftrace's ring buffer is the kernel's, the same under A and B: its
-	# B / A is the run's noise.
-	for s in $SIZES; do
-		try "$m" "ftrace_$s" ftrace "$s"
-	done
 	try "$m" ref ref
+	# ftrace's ring buffer is the kernel's, the same under A and B: its
+	# B / A is the run's noise. Each size right before ketw's write of
+	# it, so that ketw's figure can also be taken relative to ftrace's
+	# of the same load, seconds apart: a slow phase of the host that
+	# spans both cancels out.
 	if session "$m"; then
 		for s in $SIZES; do
-			try "$m" "write_$s" write "$s"
+			try "$m" "ftrace_$s" ftrace "$s" || continue
+			f=$(kv ps)
+			try "$m" "write_$s" write "$s" || continue
+			fig_add "$m" "rel_$s" "$(awk -v k="$(kv ps)" -v f="$f" \
+				'BEGIN { printf "%.0f", k * 1000 / f }')"
 		done
 		try "$m" ctx_64 context 64 &&
 			fig_add "$m" noctx_64 "$(kv noctx_ps)"
@@ -194,6 +198,7 @@ done
 ROWSPEC=/tmp/compare.rows
 {
 	for s in $SIZES; do echo "write_$s|write, $s B payload (ns/event)|1000"; done
+	for s in $SIZES; do echo "rel_$s|  write $s B / ftrace $s B, same load|1000"; done
 	for s in $SIZES; do echo "local_$s|  same, clock LOCAL, $s B|1000"; done
 	echo "ctx_64|write 64 B with context (ns/event)|1000"
 	echo "noctx_64|  without (__ketw_write_noctx)|1000"
@@ -239,11 +244,17 @@ BEGIN {
 			if (hi == "" || q > hi) hi = q
 		}
 	by = lo == "" ? "-" : sprintf("%.2f..%.2f (%d)", lo, hi, na)
+	if ($1 ~ /^(ftrace_|ref$)/ && lo != "") {
+		if (noise == "" || 1 - lo > noise) noise = 1 - lo
+		if (hi - 1 > noise) noise = hi - 1
+	}
 	printf "%-38s %8s %6s %8s %6s %6.2f  %s\n", $2, fmt(ma / $3), pct(lspread(a)),
 		fmt(mb / $3), pct(lspread(b)), (ma > 0 ? mb / ma : 0), by
 }
 END {
 	print line
+	if (noise != "")
+		printf "noise: the B/A of the controls strays up to %.0f%% from 1.00 in a round: a\n  difference between A and B smaller than that is noise of this run\n", noise * 100
 	while ((getline l < notes) > 0) print "note: " l
 }' "$ROWSPEC"
 cat <<EOF
@@ -254,7 +265,10 @@ Each module loaded $ROUNDS times, A and B turn about in one boot (ABBA...);
   round, lowest..highest. Write rows as make bench's (4 MiB/CPU LOOP
   session, one kthread on CPU 0); N sessions: N LOOP sessions of 1 MiB/CPU
   on the bench provider; "each added session vs one": (t(N) - t(1)) /
-  (N - 1) / t(1) of each load. The controls run the same code under A
+  (N - 1) / t(1) of each load; "write / ftrace, same load": ketw's
+  figure over ftrace's measured just before it, in thousandths, whose
+  B/A cancels a slow phase of the host that spans both. The controls run
+  the same code under A
   and B (the kernel's ftrace ring buffer, an arithmetic loop): how far
   their B/A strays from 1.00 is the noise of this run.
 EOF
