@@ -22,15 +22,15 @@
  *                      context, runs interleaved: what the context bits
  *                      of every record cost.
  *   pairs SIZE...      up to BENCH_MAX_SIZES payload sizes, "reps" rounds:
- *                      in each, for every size, ketw_write() of SIZE bytes,
- *                      ftrace's write of SIZE and of SIZE + 64 bytes (as
- *                      many bytes as ketw stores), then the reference loop;
- *                      each timed run after a warm-up of its own, the
- *                      sizes' order rotated and the three writes' order
- *                      reversed from one round to the next. The result
- *                      holds every run's figure, in round order: the
- *                      reader takes medians, spreads and each round's
- *                      ratios.
+ *                      in each, for every size, one mixed run of
+ *                      ketw_write() of SIZE bytes, ftrace's write of SIZE
+ *                      and of SIZE + 64 bytes (as many bytes as ketw
+ *                      stores) and the reference loop, by turns in chunks
+ *                      of about chunk_us each (a mixed run, below); the
+ *                      sizes' order rotated and the kinds' order reversed
+ *                      from one round to the next. The result holds every
+ *                      run's figure, in round order: the reader takes
+ *                      medians, spreads and each round's ratios.
  *   ref                the reference loop alone, "reps" runs: arithmetic
  *                      only (no memory, no clock, no call), so that what
  *                      varies between its runs is the machine, not the
@@ -52,9 +52,17 @@
  * and reschedules between chunks; only the time inside chunks counts.
  * Single-CPU figures are the median of "reps" runs of "iters" events,
  * after a warm-up that wraps a buffer of warm_kb KiB once, so that both
- * ring buffers are measured overwriting, in steady state. The commands
- * that interleave (context, pairs, ref) also warm up before each timed
- * run, with iters / 8 events of the same kind and size.
+ * ring buffers are measured overwriting, in steady state. ref warms up
+ * before each timed run with iters / 8 events.
+ *
+ * context and pairs time mixed runs: one kthread runs the kinds compared
+ * by turns, a chunk of each in every round, each chunk timed on its own,
+ * sized from a short calibration so that it lasts about chunk_us: each
+ * kind gets the same share of the run. What the host takes from the
+ * guest meanwhile (the vCPU is a host thread among others), it takes
+ * from each kind in proportion to its time, so the kinds' ratios hold on
+ * a busy host, where their absolute figures do not. A timed run is
+ * mix_rounds rounds, after a warm-up of mix_rounds / 8.
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
@@ -83,10 +91,12 @@
 #define BENCH_MAX_REPS		15
 #define BENCH_MAX_SIZES		4
 #define BENCH_MAX_ARGS		BENCH_MAX_SIZES
+/* Kinds of one mixed run: ketw, ftrace, ftrace + 64 B, the reference. */
+#define BENCH_MIX		4
 /* Every run of a pairs command in decimal: within a sysfs page. */
 #define BENCH_RESULT_LEN	3072
 /* Turns of the reference loop's mixing step per counted "event". */
-#define BENCH_REF_STEPS		16
+#define BENCH_REF_STEPS		256
 
 static KETW_PROVIDER(bench_prov, BENCH_NAME, BENCH_GUID_BYTES);
 
@@ -123,6 +133,14 @@ static unsigned int bench_sessions = 1;
 module_param_named(sessions, bench_sessions, uint, 0644);
 MODULE_PARM_DESC(sessions, "sessions that take each ketw event, each storing a record (default 1)");
 
+static unsigned int chunk_us = 200;
+module_param(chunk_us, uint, 0644);
+MODULE_PARM_DESC(chunk_us, "mixed runs: about how long one chunk of each kind takes, in us (default 200)");
+
+static unsigned int mix_rounds = 200;
+module_param(mix_rounds, uint, 0644);
+MODULE_PARM_DESC(mix_rounds, "mixed runs: rounds of chunks per timed run (default 200)");
+
 static unsigned int scale_ms = 400;
 module_param(scale_ms, uint, 0644);
 MODULE_PARM_DESC(scale_ms, "length of one scaling run in ms (default 400)");
@@ -146,6 +164,14 @@ struct bench_run {
 	enum bench_kind kind;
 	u32 size;
 	u64 iters;		/* events per writer; 0: until @stop */
+	/*
+	 * A mixed run (nk > 0): iters rounds, in each a chunk of mix_n[k]
+	 * events of each mix_kind[k] (of mix_size[k] bytes) in turn.
+	 */
+	unsigned int nk;
+	enum bench_kind mix_kind[BENCH_MIX];
+	u32 mix_size[BENCH_MIX];
+	u32 mix_n[BENCH_MIX];
 	bool stop;
 	bool abort;
 	struct trace_buffer *rb;
@@ -160,6 +186,9 @@ struct bench_writer {
 	u64 events;
 	u64 ns;
 	u64 stored;
+	u64 mix_events[BENCH_MIX];
+	u64 mix_ns[BENCH_MIX];
+	u64 mix_stored[BENCH_MIX];
 };
 
 static u8 bench_payload[BENCH_MAX_SIZE] __aligned(8);
@@ -177,19 +206,20 @@ static __noipa int bench_empty(struct ketw_provider *prov,
 	return 0;
 }
 
-/* @n events of @r's kind; returns how many were stored. */
-static u64 bench_chunk(struct bench_run *r, u32 n)
+/* @n events of @kind; returns how many records were stored. */
+static u64 bench_chunk(enum bench_kind kind, u32 size, struct trace_buffer *rb,
+		       u32 n)
 {
 	const void *data = bench_payload;
 	struct ring_buffer_event *ev;
-	size_t len = r->size;
+	size_t len = size;
 	u64 stored = 0, t = 0;
 	u32 i;
 
 	/* Keep the compiler from assuming anything about the payload. */
 	OPTIMIZER_HIDE_VAR(data);
 	OPTIMIZER_HIDE_VAR(len);
-	switch (r->kind) {
+	switch (kind) {
 	case BENCH_KETW:
 		for (i = 0; i < n; i++)
 			stored += ketw_write(&bench_prov, &bench_ev, data, len);
@@ -203,11 +233,11 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 		break;
 	case BENCH_FTRACE:
 		for (i = 0; i < n; i++) {
-			ev = ring_buffer_lock_reserve(r->rb, len);
+			ev = ring_buffer_lock_reserve(rb, len);
 			if (unlikely(!ev))
 				continue;
 			memcpy(ring_buffer_event_data(ev), data, len);
-			ring_buffer_unlock_commit(r->rb, ev);
+			ring_buffer_unlock_commit(rb, ev);
 			stored++;
 		}
 		break;
@@ -256,6 +286,24 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 	return stored;
 }
 
+/* One round of a mixed run: a chunk of each kind in turn, each timed. */
+static void bench_mix_round(struct bench_writer *w)
+{
+	struct bench_run *r = w->run;
+	unsigned int k;
+	u64 t0;
+
+	for (k = 0; k < r->nk; k++) {
+		preempt_disable();
+		t0 = local_clock();
+		w->mix_stored[k] += bench_chunk(r->mix_kind[k], r->mix_size[k],
+						r->rb, r->mix_n[k]);
+		w->mix_ns[k] += local_clock() - t0;
+		preempt_enable();
+		w->mix_events[k] += r->mix_n[k];
+	}
+}
+
 static int bench_writer_fn(void *arg)
 {
 	struct bench_writer *w = arg;
@@ -265,6 +313,14 @@ static int bench_writer_fn(void *arg)
 
 	wait_for_completion(&r->go);
 	while (!READ_ONCE(r->abort)) {
+		if (r->nk) {
+			if (w->events >= r->iters)
+				break;
+			bench_mix_round(w);
+			w->events++;
+			cond_resched();
+			continue;
+		}
 		if (r->iters) {
 			if (w->events >= r->iters)
 				break;
@@ -276,7 +332,7 @@ static int bench_writer_fn(void *arg)
 		}
 		preempt_disable();
 		t0 = local_clock();
-		w->stored += bench_chunk(r, n);
+		w->stored += bench_chunk(r->kind, r->size, r->rb, n);
 		w->ns += local_clock() - t0;
 		preempt_enable();
 		w->events += n;
@@ -433,6 +489,54 @@ static int bench_timed(enum bench_kind kind, u32 size, struct trace_buffer *rb,
 	return err ? err : bench_single(kind, size, iters, rb, ps);
 }
 
+/* @rounds rounds of the mixed run @r on the bench CPU: ps per event of each kind. */
+static int bench_mixed(struct bench_run *r, u64 rounds, u64 *ps)
+{
+	struct bench_writer w;
+	unsigned int k, nr;
+	int err;
+
+	if (bench_cpu >= nr_cpu_ids || !cpu_online(bench_cpu))
+		return -EINVAL;
+	r->iters = rounds;
+	err = bench_go(r, cpumask_of(bench_cpu), &w, &nr, 0);
+	for (k = 0; k < r->nk && !err; k++) {
+		ps[k] = div64_u64(w.mix_ns[k] * 1000,
+				  max_t(u64, w.mix_events[k], 1));
+		err = bench_check_stored(r->mix_kind[k], w.mix_stored[k],
+					 w.mix_events[k]);
+	}
+	return err;
+}
+
+/*
+ * One timed mixed run: the kinds of @r take turns by chunks, each chunk
+ * sized (from a short calibration) to last about chunk_us, so that every
+ * kind gets the same share of the run's time; then a warm-up of
+ * mix_rounds / 8 rounds and the timed mix_rounds. Whatever the host takes
+ * from the guest meanwhile, it takes from each kind in proportion to its
+ * time: the kinds' ratios hold on a busy machine.
+ */
+static int bench_mix_timed(struct bench_run *r, u64 *ps)
+{
+	unsigned int k;
+	u64 n;
+	int err;
+
+	for (k = 0; k < r->nk; k++)
+		r->mix_n[k] = 64;
+	err = bench_mixed(r, 4, ps);
+	for (k = 0; k < r->nk && !err; k++) {
+		n = div64_u64((u64)chunk_us * 1000000, max_t(u64, ps[k], 1));
+		r->mix_n[k] = clamp_t(u64, n, 1, 4 * BENCH_CHUNK);
+	}
+	if (!err)
+		err = bench_mixed(r, max(mix_rounds / 8, 1U), ps);
+	if (!err)
+		err = bench_mixed(r, max(mix_rounds, 1U), ps);
+	return err;
+}
+
 /* Append to bench_result, which holds @len bytes; -EOVERFLOW when full. */
 static __printf(2, 3) int bench_out(size_t *len, const char *fmt, ...)
 {
@@ -504,6 +608,8 @@ static int bench_cmd_context(u32 size)
 	unsigned int i, k, n = min(3 * bench_reps(), BENCH_MAX_REPS);
 	/* Two lists of BENCH_MAX_REPS figures: a quarter of the result. */
 	static char runs[BENCH_RESULT_LEN / 2];
+	struct bench_run r = { };
+	u64 ps[BENCH_MIX];
 	size_t len;
 	s64 cost;
 	int err;
@@ -516,11 +622,17 @@ static int bench_cmd_context(u32 size)
 			return err;
 	}
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-			err = bench_timed(kinds[k], size, NULL, &v[k][i]);
-			if (err)
-				return err;
+		/* The two by turns, the first one first every other run. */
+		r.nk = ARRAY_SIZE(kinds);
+		for (k = 0; k < r.nk; k++) {
+			r.mix_kind[k] = kinds[i & 1 ? r.nk - 1 - k : k];
+			r.mix_size[k] = size;
 		}
+		err = bench_mix_timed(&r, ps);
+		if (err)
+			return err;
+		for (k = 0; k < r.nk; k++)
+			v[i & 1 ? r.nk - 1 - k : k][i] = ps[k];
 	}
 	/* The runs in their order first: bench_median() sorts. */
 	len = 0;
@@ -536,33 +648,41 @@ static int bench_cmd_context(u32 size)
 		med[k] = bench_median(v[k], n);
 	cost = (s64)med[0] - (s64)med[1];
 	snprintf(bench_result, sizeof(bench_result),
-		 "context size=%u ps=%llu noctx_ps=%llu cost_ps=%lld cost_permille=%lld min_ps=%llu noctx_min_ps=%llu iters=%u reps=%u cpu=%u%s",
+		 "context size=%u ps=%llu noctx_ps=%llu cost_ps=%lld cost_permille=%lld min_ps=%llu noctx_min_ps=%llu mix_rounds=%u chunk_us=%u reps=%u cpu=%u%s",
 		 size, med[0], med[1], cost,
 		 div64_s64(cost * 1000, max_t(s64, med[0], 1)), v[0][0],
-		 v[1][0], iters, n, bench_cpu, runs);
+		 v[1][0], mix_rounds, chunk_us, n, bench_cpu, runs);
 	return 0;
 }
 
 /*
- * ketw against ftrace at each of @sizes, every write interleaved with
- * the others run by run (see "pairs" above), and the reference loop at
- * the end of each round.
+ * ketw against ftrace at each of @sizes: one mixed run per size and round
+ * (ketw, ftrace, ftrace of 64 bytes more and the reference loop by turns,
+ * see bench_mix_timed()), the sizes' order rotated and the kinds' order
+ * reversed from one round to the next.
  */
-enum { BENCH_P_KETW, BENCH_P_FTRACE, BENCH_P_FTRACE_HDR, BENCH_P_KINDS };
+enum {
+	BENCH_P_KETW, BENCH_P_FTRACE, BENCH_P_FTRACE_HDR, BENCH_P_REF,
+	BENCH_P_KINDS
+};
 
 static int bench_cmd_pairs(const u32 *sizes, unsigned int ns)
 {
 	static const char * const names[BENCH_P_KINDS] = {
-		"ketw", "ftrace", "ftrace_hdr",
+		"ketw", "ftrace", "ftrace_hdr", "ref",
 	};
-	u64 (*v)[BENCH_P_KINDS][BENCH_MAX_REPS], ref[BENCH_MAX_REPS], ps;
+	static const enum bench_kind kinds[BENCH_P_KINDS] = {
+		BENCH_KETW, BENCH_FTRACE, BENCH_FTRACE, BENCH_REF,
+	};
+	u64 (*v)[BENCH_P_KINDS][BENCH_MAX_REPS], ps[BENCH_MIX];
 	unsigned int i, j, k, kk, n = bench_reps();
-	struct trace_buffer *rb;
+	struct bench_run r = { .nk = BENCH_P_KINDS };
 	char key[24];
 	size_t len = 0;
 	u32 big = 0, sz;
 	int err;
 
+	BUILD_BUG_ON(BENCH_P_KINDS > BENCH_MIX);
 	for (j = 0; j < ns; j++) {
 		/* ftrace's second write stores 64 bytes more. */
 		if (sizes[j] > BENCH_MAX_SIZE - KETW_EVENT_HEADER_SIZE)
@@ -574,48 +694,45 @@ static int bench_cmd_pairs(const u32 *sizes, unsigned int ns)
 	v = kcalloc(ns, sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
-	rb = bench_rb_alloc();
-	if (!rb) {
+	r.rb = bench_rb_alloc();
+	if (!r.rb) {
 		kfree(v);
 		return -ENOMEM;
 	}
 	/* Both buffers wrapped once: overwriting from the first timed run. */
 	err = bench_single(BENCH_KETW, big,
 			   bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + big)),
-			   NULL, &ps);
+			   NULL, &ps[0]);
+	/* ftrace's twice over whatever warm_kb is: it is the yardstick. */
 	if (!err)
 		err = bench_single(BENCH_FTRACE, big,
-				   bench_warm_events(ALIGN(big, 4) + 8), rb,
-				   &ps);
+				   div_u64((u64)buf_kb << 11, ALIGN(big, 4) + 8) + 1,
+				   r.rb, &ps[0]);
 	for (i = 0; i < n && !err; i++) {
 		for (j = 0; j < ns && !err; j++) {
 			sz = (i + j) % ns;
-			for (k = 0; k < BENCH_P_KINDS && !err; k++) {
+			for (k = 0; k < BENCH_P_KINDS; k++) {
 				kk = i & 1 ? BENCH_P_KINDS - 1 - k : k;
-				err = bench_timed(kk == BENCH_P_KETW ?
-						  BENCH_KETW : BENCH_FTRACE,
-						  sizes[sz] +
-						  (kk == BENCH_P_FTRACE_HDR ?
-						   KETW_EVENT_HEADER_SIZE : 0),
-						  kk == BENCH_P_KETW ? NULL : rb,
-						  &v[sz][kk][i]);
+				r.mix_kind[k] = kinds[kk];
+				r.mix_size[k] = kk == BENCH_P_REF ? 0 :
+					sizes[sz] + (kk == BENCH_P_FTRACE_HDR ?
+						     KETW_EVENT_HEADER_SIZE : 0);
 			}
+			err = bench_mix_timed(&r, ps);
+			for (k = 0; k < BENCH_P_KINDS && !err; k++)
+				v[sz][i & 1 ? BENCH_P_KINDS - 1 - k : k][i] = ps[k];
 		}
-		if (!err)
-			err = bench_timed(BENCH_REF, 0, NULL, &ref[i]);
 	}
-	ring_buffer_free(rb);
+	ring_buffer_free(r.rb);
 	if (!err)
-		err = bench_out(&len, "pairs reps=%u iters=%u cpu=%u buf_kb=%u",
-				n, iters, bench_cpu, buf_kb);
+		err = bench_out(&len, "pairs reps=%u mix_rounds=%u chunk_us=%u cpu=%u buf_kb=%u",
+				n, mix_rounds, chunk_us, bench_cpu, buf_kb);
 	for (j = 0; j < ns && !err; j++) {
 		for (k = 0; k < BENCH_P_KINDS && !err; k++) {
 			snprintf(key, sizeof(key), "%s_%u", names[k], sizes[j]);
 			err = bench_out_runs(&len, key, v[j][k], n);
 		}
 	}
-	if (!err)
-		err = bench_out_runs(&len, "ref", ref, n);
 	kfree(v);
 	if (err)
 		bench_result[0] = '\0';

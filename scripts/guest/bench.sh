@@ -145,14 +145,43 @@ pairs_keep() {
 		keep "ketw$1_$s" "ketw_$s"
 		keep "ftrace$1_$s" "ftrace_$s"
 		keep "ftrace_hdr$1_$s" "ftrace_hdr_$s"
+		keep_add ref "ref_$s"
 	done
-	keep_add ref ref
+}
+
+# pairs64_add NAME: a pairs 64 command's runs of ketw and of ftrace added
+# to the lists NAME and NAME_f (for corrected below).
+pairs64_add() {
+	cmd pairs 64
+	keep_add "$1" ketw_64
+	keep_add "$1_f" ftrace_64
+	keep_add ref ref_64
+}
+
+# corrected NAME FTRACE_MEDIAN: the runs of NAME, each scaled by the
+# ftrace run it was mixed with: NAME_i * FTRACE_MEDIAN / NAME_f_i. Runs
+# measured in different sessions, minutes apart, compare as if the host
+# had been as busy during each.
+corrected() {
+	awk -v k="$(fig "$1")" -v f="$(fig "$1_f")" -v m="$2" 'BEGIN {
+		n = split(k, a, ",")
+		split(f, b, ",")
+		for (i = 1; i <= n; i++)
+			printf "%s%.0f", (i > 1 ? "," : ""), (b[i] > 0 ? a[i] * m / b[i] : 0)
+	}'
+}
+
+# fmedian NAME...: the median of the ftrace runs of lists NAME...
+fmedian() {
+	_l=
+	for _n in "$@"; do _l="$_l,$(fig "$_n"_f)"; done
+	awk -v l="${_l#,}" "$BENCH_AWK"'BEGIN { printf "%.0f", lmed(l) }'
 }
 
 # A LOOP session of 4 MiB per CPU with the default clock (MONO): ketw and
-# ftrace (of the same payload, and of as many bytes as ketw stores)
-# interleaved run by run, each run after its own warm-up, sizes rotated
-# from round to round.
+# ftrace (of the same payload, and of as many bytes as ketw stores) and
+# the reference loop by turns in chunks of 200 us in each run, sizes
+# rotated from round to round.
 session
 param reps $ROUNDS
 cmd pairs $SIZES
@@ -181,8 +210,9 @@ $KETW reset -s $SESSION || die "ketw reset"
 
 # Each extended data item alone on the bench provider, 64 B payloads,
 # against the same session without items ("none"), a session each, in
-# SESSION_ROUNDS rounds, the order rotated from round to round; each
-# figure the median of 3 runs. The writers are kthreads: no user stack,
+# SESSION_ROUNDS rounds, the order rotated from round to round; in each
+# 3 mixed runs with ftrace's 64 B write, which corrects for the host's
+# load (corrected above). The writers are kthreads: no user stack,
 # and ketw_write() has no activity, so ustack and activity cost only the
 # check that finds nothing to add.
 ITEMS="stack ustack cputime progaddr pidns activity"
@@ -195,8 +225,7 @@ while [ $r -lt $SESSION_ROUNDS ]; do
 		else
 			session -p "ketw-bench:$it"
 		fi
-		cmd write 64
-		keep_add "ketw_item_$it" ps
+		pairs64_add "ketw_item_$it"
 		$KETW reset -s $SESSION || die "ketw reset"
 	done
 	r=$((r + 1))
@@ -213,9 +242,9 @@ $KETW reset -s $SESSION || die "ketw reset"
 
 # One 64 B event taken by N LOOP sessions, N = 1, 4, 16, 64 (NSESSIONS),
 # all on the bench provider: SESSION_ROUNDS rounds, N rising, then
-# falling, then rising (sessions added and removed on the way), each
-# figure the median of 3 runs of 200000 / N events, after a warm-up that
-# wraps every session's buffer.
+# falling, then rising (sessions added and removed on the way), in each
+# 3 mixed runs with ftrace's 64 B write (as the items), after a warm-up
+# that wraps every session's buffer.
 nsess=0
 nsess_set() {
 	while [ $nsess -lt "$1" ]; do
@@ -239,15 +268,12 @@ while [ $r -lt $SESSION_ROUNDS ]; do
 	for n in $order; do
 		nsess_set "$n"
 		param sessions "$n"
-		param iters $((200000 / n))
-		cmd write 64
-		keep_add "nsess_$n" ps
+		pairs64_add "nsess_$n"
 	done
 	r=$((r + 1))
 done
 nsess_set 0
 param sessions 1
-param iters 200000
 param warm_kb 8192
 param reps 5
 
@@ -309,15 +335,21 @@ for s in $SIZES; do
 done
 row "  same, 64 B, before the first wrap" "$(fig ketw_fresh_64)" \
 	"$(fig ftrace_fresh_64)" 1000 - -
+# shellcheck disable=SC2046 # the names are words
+fm=$(fmedian ketw_item_none $(for it in $ITEMS; do echo "ketw_item_$it"; done))
 for it in $ITEMS; do
-	row "  64 B write + item $it vs none" "$(fig "ketw_item_$it")" \
-		"$(fig ketw_item_none)" 1000 - - p
+	row "  64 B write + item $it vs none" "$(corrected "ketw_item_$it" "$fm")" \
+		"$(corrected ketw_item_none "$fm")" 1000 - - p
 done
-row "64 B event taken by 1 LOOP session" "$(fig nsess_1)" "$(fig ketw_64)" 1000 - -
+# shellcheck disable=SC2046 # the names are words
+fm=$(fmedian $(for ns in $NSESSIONS; do echo "nsess_$ns"; done))
+echo "ketw_64_f $(fig ftrace_64)" >>"$FIGS"
+row "64 B event taken by 1 LOOP session" "$(corrected nsess_1 "$fm")" \
+	"$(corrected ketw_64 "$fm")" 1000 - -
 for ns in $NSESSIONS; do
 	[ "$ns" != 1 ] || continue
-	row "  by $ns: each added session vs one" "$(fig "nsess_$ns")" \
-		"$(fig nsess_1)" 1000 '<=' 0.5 p "$ns"
+	row "  by $ns: each added session vs one" "$(corrected "nsess_$ns" "$fm")" \
+		"$(corrected nsess_1 "$fm")" 1000 '<=' 0.5 p "$ns"
 done
 row "clock read ns, MONO vs ftrace's" "$(fig clk_mono)" "$(fig clk_trace)" 1000 - -
 row "clock read ns, LOCAL vs ftrace's" "$(fig clk_local)" "$(fig clk_trace)" 1000 - -
@@ -400,33 +432,37 @@ figures: medians, spread (max - min) / median over their runs; verdicts
 write: ketw_write() into a running LOOP session (64-byte header + payload,
   4 MiB/CPU, overwriting) vs ftrace's ring_buffer_lock_reserve() + memcpy +
   ring_buffer_unlock_commit() (4-byte header + payload, overwrite mode,
-  4 MiB/CPU); one kthread on CPU 0, preemption off; $ROUNDS rounds of
-  200000 events, ketw, ftrace and ftrace N+64 run by run at each size,
-  each run after a warm-up of 25000, the sizes' order rotated and the
+  4 MiB/CPU); one kthread on CPU 0, preemption off; $ROUNDS rounds, in
+  each one mixed run per size: ketw, ftrace, ftrace N+64 and the
+  reference loop by turns in chunks of about 200 us, 200 rounds of
+  chunks after 25 of warm-up, the sizes' order rotated and the
   writes' reversed from round to round, after a warm-up that wraps both
   buffers. "ftrace payload N+64" stores as many bytes as ketw does.
   LOCAL: the same in a LOCAL session, with its own ftrace runs. Before
   the first wrap: fresh buffers, 5 x 6000 events (min..max as spread).
 items: each in a session of its own, against one without ("none"),
-  $SESSION_ROUNDS rounds in rotated order, each the median of 3 x 200000.
+  $SESSION_ROUNDS rounds in rotated order, 3 mixed runs with ftrace's
+  64 B write in each; each run scaled by its ftrace run (x ftrace's
+  median / ftrace's run), so that runs minutes apart compare.
 sessions: one 64 B event taken by N LOOP sessions on the bench provider,
   each of 1 MiB/CPU (ketw start's default); the 1-session figure against
   the write above (4 MiB/CPU); for N > 1 the ratio is what each session
   beyond the first costs, relative to one session: (t(N) - t(1)) / (N - 1)
-  / t(1). $SESSION_ROUNDS rounds, N rising, falling, rising; each figure
-  the median of 3 x 200000/N events after a warm-up that wraps every
-  session's buffer.
+  / t(1). $SESSION_ROUNDS rounds, N rising, falling, rising; 3 mixed runs
+  with ftrace's 64 B write in each, scaled as the items' are; a warm-up
+  wraps every session's buffer first.
 noise: the reference loop (a chain of multiplies, no memory, no clock)
-  ran after each round of the write rows; its runs differ only by what
-  the host did meanwhile. Quiet: max/min below 1.05; noisy: below 1.2;
-  busy: 1.2 or more.
+  ran in every mixed run; its runs differ only by what the host did
+  meanwhile. Quiet: max/min below 1.05; noisy: below 1.2; busy: 1.2 or
+  more. The ratios hold on a busy host (the sides of a row share each
+  run's time by turns); the absolute figures and their spreads do not.
 disabled: ketw_write() with no session (static branch NOP) in a loop vs the
   loop with the call compiled out, and vs a call to an empty noinline
   function; fastest of 15 runs of 2000000 turns each.
 context: ketw_write() of 64 B vs __ketw_write_noctx(), the same write path
   without computing the record's execution context (preempt_count(), the
-  flags register, TIF_NEED_RESCHED); medians of 15 interleaved runs of
-  200000, each after a warm-up of 25000; the ratio is the context's cost
+  flags register, TIF_NEED_RESCHED); medians of 15 mixed runs (the two
+  by turns in chunks of about 200 us); the ratio is the context's cost
   (target: at most 3 %). TCG emulates PUSHF by rebuilding EFLAGS from its
   lazy condition codes, so this guest figure overstates it; native-bench
   above times the same ketw_record_context() natively, against
