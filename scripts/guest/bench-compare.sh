@@ -268,9 +268,9 @@ Each module loaded $ROUNDS times, A and B turn about in one boot (ABBA...);
   (N - 1) / t(1) of each load; "write / ftrace, same load": ketw's
   figure over ftrace's measured just before it, in thousandths, whose
   B/A cancels a slow phase of the host that spans both. The controls run
-  the same code under A
-  and B (the kernel's ftrace ring buffer, an arithmetic loop): how far
-  their B/A strays from 1.00 is the noise of this run.
+  the same code under A and B (the kernel's ftrace ring buffer, an
+  arithmetic loop): how far their B/A strays from 1.00 is the noise of
+  this run.
 EOF
 mark "BENCH-TABLE-END"
 exit $rc
