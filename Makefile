@@ -45,7 +45,7 @@ DEPS := $(if $(NO_DEPS),@echo "  DEPS    skipped (NO_DEPS)",$(DEPS_SCRIPT))
 .PHONY: all module tools selftests unit viewers-test initramfs check vm-check demo \
 	check-kcsan kmod-kasan kmod-kcsan vm-check-kasan vm-check-kcsan \
 	vm-demo shell vm-shell scripts-test checkpatch sparse deps clean help kver bench vm-bench \
-	bench-tools fuzz fuzz-kernel vm-fuzz-kernel lttng-test
+	bench-tools bench-compare fuzz fuzz-kernel vm-fuzz-kernel lttng-test
 .PHONY: install uninstall install-conf dkms-source stage install-check
 
 all: module tools selftests
@@ -93,6 +93,11 @@ help:
 	@echo '                disabled call site on this CPU) and frame-host-bench (the live'
 	@echo '                stream'"'"'s framing: frames/s, MB/s, overhead against the file)'
 	@echo '  vm-bench      only the QEMU part of bench'
+	@echo '  bench-compare A=<commit> B=<commit>   the write rows of bench for two'
+	@echo '                commits: both built against the same kernel in'
+	@echo '                build/compare/<sha>/, loaded turn about in one guest boot'
+	@echo '                (COMPARE_ROUNDS=4 times each); per row A, B, B/A and'
+	@echo '                their spreads, saved to build/bench-compare.txt'
 	@echo '  install       ketw.ko to /lib/modules/KVER/updates (then depmod), the tool,'
 	@echo '                its man page, headers and libketw (.so.0, .a, ketw.pc) under'
 	@echo '                PREFIX=/usr/local, DESTDIR honoured'
@@ -113,7 +118,7 @@ help:
 	@echo '       VM_DEBUG VM_QUIET=1'
 	@echo '       EXTRA_BINS=/usr/bin/trace-cmd (default) KETW_MODULES KETW_TOOL'
 	@echo '       KETW_TESTS_DIR SELFTESTS_SRCDIR DMESG_ALLOW V=1'
-	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only)'
+	@echo '       BENCH_APPEND="tsc=reliable" BENCH_VM_DEBUG= (bench only) COMPARE_ROUNDS=4'
 	@echo '       CHECK_APPEND="tsc=reliable" (check and fuzz-kernel)'
 	@echo '       FUZZ_KERNEL_SECONDS=600 KETW_FUZZ_SEED=N KFUZZ_ONLY="kfuzz_*" KFUZZ_KERNEL=kasan'
 	@echo '       KFUZZ_ENV="KETW_FUZZ_AVOID=fdrace KETW_FUZZ_THREADS=4 ..." FUZZ_KERNEL_APPEND'
@@ -310,7 +315,8 @@ vm-demo vm-shell: initramfs
 		$(TOP)/scripts/run-vm.sh $(patsubst vm-%,%,$@)
 
 # bench: figures, not a test. Its own initramfs (no selftests, plus
-# ketw_bench.ko, ketw-drain-bench and ketw-uprov-bench in /ketw/bench/), its own build/vm-bench/
+# ketw_bench.ko, ketw-drain-bench, ketw-uprov-bench and bench.sh's
+# helpers in /ketw/bench/), its own build/vm-bench/
 # logs, and a guest kernel
 # without slab debugging, which would dominate the figures. Without
 # tsc=reliable the TCG guest finds its TSCs unsynchronised and falls back
@@ -319,7 +325,8 @@ BENCH_INITRD   := $(BUILD)/initramfs-bench.cpio.gz
 BENCH_FILES    := $(TOP)/module/bench/ketw_bench.ko \
 		  $(TOP)/tools/bench/ketw-drain-bench \
 		  $(TOP)/tools/bench/ketw-uprov-bench \
-		  $(TOP)/tools/bench/ketw-write-bench
+		  $(TOP)/tools/bench/ketw-write-bench \
+		  $(TOP)/scripts/guest/bench-lib.sh
 BENCH_APPEND   ?= tsc=reliable
 BENCH_VM_DEBUG ?=
 
@@ -333,6 +340,16 @@ bench: deps
 
 bench-tools:
 	$(MAKE) -C tools/bench
+
+# Two commits' write rows, their modules turn about in one guest boot
+# (scripts/bench-compare.sh; Documentation/ketw-testing.rst).
+COMPARE_ROUNDS ?= 4
+bench-compare: deps
+	@[ -n "$(A)" ] && [ -n "$(B)" ] || \
+		{ echo "usage: make bench-compare A=<commit> B=<commit>" >&2; exit 2; }
+	@$(WITH_KERNEL) KDIR="$$KDIR" KVER="$$KVER" VMLINUZ="$$VMLINUZ" \
+		BUILD=$(BUILD) COMPARE_ROUNDS=$(COMPARE_ROUNDS) BENCH_APPEND="$(BENCH_APPEND)" \
+		$(TOP)/scripts/bench-compare.sh "$(A)" "$(B)"
 
 # libketw's disabled call site on this machine's CPU (no module here: the
 # provider is never registered, its page is libketw's static one; the

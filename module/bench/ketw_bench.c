@@ -15,11 +15,26 @@
  *                      runs of 10 x iters turns, the fastest of
  *                      3 x "reps" (at most 15) runs.
  *   write SIZE         ketw_write() of SIZE payload bytes into the running
- *                      session(s), on CPU "cpu".
+ *                      session(s), on CPU "cpu"; "sessions" says how many
+ *                      take each event (each stores a record of it).
  *   context SIZE       the same against __ketw_write_noctx(), the write
  *                      path without the computation of the execution
  *                      context, runs interleaved: what the context bits
  *                      of every record cost.
+ *   pairs SIZE...      up to BENCH_MAX_SIZES payload sizes, "reps" rounds:
+ *                      in each, for every size, one mixed run of
+ *                      ketw_write() of SIZE bytes, ftrace's write of SIZE
+ *                      and of SIZE + 64 bytes (as many bytes as ketw
+ *                      stores) and the reference loop, by turns in chunks
+ *                      of about chunk_us each (a mixed run, below); the
+ *                      sizes' order rotated and the kinds' order reversed
+ *                      from one round to the next. The result holds every
+ *                      run's figure, in round order: the reader takes
+ *                      medians, spreads and each round's ratios.
+ *   ref                the reference loop alone, "reps" runs: arithmetic
+ *                      only (no memory, no clock, no call), so that what
+ *                      varies between its runs is the machine, not the
+ *                      code: how noisy a run is.
  *   ftrace SIZE        ring_buffer_lock_reserve(), a memcpy() of SIZE
  *                      bytes and ring_buffer_unlock_commit() on a private
  *                      overwriting ftrace ring buffer of buf_kb KiB per CPU.
@@ -37,11 +52,22 @@
  * and reschedules between chunks; only the time inside chunks counts.
  * Single-CPU figures are the median of "reps" runs of "iters" events,
  * after a warm-up that wraps a buffer of warm_kb KiB once, so that both
- * ring buffers are measured overwriting, in steady state.
+ * ring buffers are measured overwriting, in steady state. ref warms up
+ * before each timed run with iters / 8 events.
+ *
+ * context and pairs time mixed runs: one kthread runs the kinds compared
+ * by turns, a chunk of each in every round, each chunk timed on its own,
+ * sized from a short calibration so that it lasts about chunk_us: each
+ * kind gets the same share of the run. What the host takes from the
+ * guest meanwhile (the vCPU is a host thread among others), it takes
+ * from each kind in proportion to its time, so the kinds' ratios hold on
+ * a busy host, where their absolute figures do not. A timed run is
+ * mix_rounds rounds, after a warm-up of mix_rounds / 8.
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -63,7 +89,14 @@
 #define BENCH_MAX_SIZE		1024
 #define BENCH_CHUNK		1024U
 #define BENCH_MAX_REPS		15
-#define BENCH_RESULT_LEN	512
+#define BENCH_MAX_SIZES		4
+#define BENCH_MAX_ARGS		BENCH_MAX_SIZES
+/* Kinds of one mixed run: ketw, ftrace, ftrace + 64 B, the reference. */
+#define BENCH_MIX		4
+/* Every run of a pairs command in decimal: within a sysfs page. */
+#define BENCH_RESULT_LEN	3072
+/* Turns of the reference loop's mixing step per counted "event". */
+#define BENCH_REF_STEPS		256
 
 static KETW_PROVIDER(bench_prov, BENCH_NAME, BENCH_GUID_BYTES);
 
@@ -96,6 +129,18 @@ static unsigned int warm_kb = 8192;
 module_param(warm_kb, uint, 0644);
 MODULE_PARM_DESC(warm_kb, "bytes of records written before timing, in KiB (default 8192)");
 
+static unsigned int bench_sessions = 1;
+module_param_named(sessions, bench_sessions, uint, 0644);
+MODULE_PARM_DESC(sessions, "sessions that take each ketw event, each storing a record (default 1)");
+
+static unsigned int chunk_us = 200;
+module_param(chunk_us, uint, 0644);
+MODULE_PARM_DESC(chunk_us, "mixed runs: about how long one chunk of each kind takes, in us (default 200)");
+
+static unsigned int mix_rounds = 200;
+module_param(mix_rounds, uint, 0644);
+MODULE_PARM_DESC(mix_rounds, "mixed runs: rounds of chunks per timed run (default 200)");
+
 static unsigned int scale_ms = 400;
 module_param(scale_ms, uint, 0644);
 MODULE_PARM_DESC(scale_ms, "length of one scaling run in ms (default 400)");
@@ -111,6 +156,7 @@ enum bench_kind {
 	BENCH_CLK_LOCAL,	/* local_clock(): ketw's LOCAL clock */
 	BENCH_CLK_TRACE,	/* trace_clock_local(): the ftrace buffer's */
 	BENCH_CLK_CYCLES,	/* the CPU's cycle counter alone (get_cycles()) */
+	BENCH_REF,		/* arithmetic only: the noise reference */
 };
 
 /* One measurement: the same work on one or more CPUs at once. */
@@ -118,6 +164,14 @@ struct bench_run {
 	enum bench_kind kind;
 	u32 size;
 	u64 iters;		/* events per writer; 0: until @stop */
+	/*
+	 * A mixed run (nk > 0): iters rounds, in each a chunk of mix_n[k]
+	 * events of each mix_kind[k] (of mix_size[k] bytes) in turn.
+	 */
+	unsigned int nk;
+	enum bench_kind mix_kind[BENCH_MIX];
+	u32 mix_size[BENCH_MIX];
+	u32 mix_n[BENCH_MIX];
 	bool stop;
 	bool abort;
 	struct trace_buffer *rb;
@@ -132,6 +186,9 @@ struct bench_writer {
 	u64 events;
 	u64 ns;
 	u64 stored;
+	u64 mix_events[BENCH_MIX];
+	u64 mix_ns[BENCH_MIX];
+	u64 mix_stored[BENCH_MIX];
 };
 
 static u8 bench_payload[BENCH_MAX_SIZE] __aligned(8);
@@ -149,19 +206,20 @@ static __noipa int bench_empty(struct ketw_provider *prov,
 	return 0;
 }
 
-/* @n events of @r's kind; returns how many were stored. */
-static u64 bench_chunk(struct bench_run *r, u32 n)
+/* @n events of @kind; returns how many records were stored. */
+static u64 bench_chunk(enum bench_kind kind, u32 size, struct trace_buffer *rb,
+		       u32 n)
 {
 	const void *data = bench_payload;
 	struct ring_buffer_event *ev;
-	size_t len = r->size;
+	size_t len = size;
 	u64 stored = 0, t = 0;
 	u32 i;
 
 	/* Keep the compiler from assuming anything about the payload. */
 	OPTIMIZER_HIDE_VAR(data);
 	OPTIMIZER_HIDE_VAR(len);
-	switch (r->kind) {
+	switch (kind) {
 	case BENCH_KETW:
 		for (i = 0; i < n; i++)
 			stored += ketw_write(&bench_prov, &bench_ev, data, len);
@@ -175,11 +233,11 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 		break;
 	case BENCH_FTRACE:
 		for (i = 0; i < n; i++) {
-			ev = ring_buffer_lock_reserve(r->rb, len);
+			ev = ring_buffer_lock_reserve(rb, len);
 			if (unlikely(!ev))
 				continue;
 			memcpy(ring_buffer_event_data(ev), data, len);
-			ring_buffer_unlock_commit(r->rb, ev);
+			ring_buffer_unlock_commit(rb, ev);
 			stored++;
 		}
 		break;
@@ -215,9 +273,35 @@ static u64 bench_chunk(struct bench_run *r, u32 n)
 		for (i = 0; i < n; i++)
 			t += get_cycles();
 		break;
+	case BENCH_REF:
+		/* A dependent chain of multiplies and shifts (an LCG, mixed). */
+		t = n;
+		for (i = 0; i < n * BENCH_REF_STEPS; i++) {
+			t = t * 6364136223846793005ULL + 1442695040888963407ULL;
+			t ^= t >> 29;
+		}
+		break;
 	}
 	WRITE_ONCE(bench_sink, t);
 	return stored;
+}
+
+/* One round of a mixed run: a chunk of each kind in turn, each timed. */
+static void bench_mix_round(struct bench_writer *w)
+{
+	struct bench_run *r = w->run;
+	unsigned int k;
+	u64 t0;
+
+	for (k = 0; k < r->nk; k++) {
+		preempt_disable();
+		t0 = local_clock();
+		w->mix_stored[k] += bench_chunk(r->mix_kind[k], r->mix_size[k],
+						r->rb, r->mix_n[k]);
+		w->mix_ns[k] += local_clock() - t0;
+		preempt_enable();
+		w->mix_events[k] += r->mix_n[k];
+	}
 }
 
 static int bench_writer_fn(void *arg)
@@ -229,6 +313,14 @@ static int bench_writer_fn(void *arg)
 
 	wait_for_completion(&r->go);
 	while (!READ_ONCE(r->abort)) {
+		if (r->nk) {
+			if (w->events >= r->iters)
+				break;
+			bench_mix_round(w);
+			w->events++;
+			cond_resched();
+			continue;
+		}
 		if (r->iters) {
 			if (w->events >= r->iters)
 				break;
@@ -240,7 +332,7 @@ static int bench_writer_fn(void *arg)
 		}
 		preempt_disable();
 		t0 = local_clock();
-		w->stored += bench_chunk(r, n);
+		w->stored += bench_chunk(r->kind, r->size, r->rb, n);
 		w->ns += local_clock() - t0;
 		preempt_enable();
 		w->events += n;
@@ -318,6 +410,25 @@ static unsigned int bench_reps(void)
 }
 
 /*
+ * Every event of a write @kind stored: once in ftrace's buffer, by each of
+ * the "sessions" sessions for ketw; -EIO if a record is missing.
+ */
+static int bench_check_stored(enum bench_kind kind, u64 stored, u64 events)
+{
+	u64 want = events;
+
+	if (kind == BENCH_KETW || kind == BENCH_KETW_NOCTX)
+		want *= max(bench_sessions, 1U);
+	else if (kind != BENCH_FTRACE)
+		return 0;
+	if (stored == want)
+		return 0;
+	pr_err("ketw_bench: %lld of %llu records not stored\n",
+	       (s64)(want - stored), want);
+	return -EIO;
+}
+
+/*
  * One writer on the bench CPU: @n events of @kind; returns picoseconds per
  * event in *ps and fails with -EIO if an event was not stored.
  */
@@ -335,14 +446,7 @@ static int bench_single(enum bench_kind kind, u32 size, u64 n,
 	if (err)
 		return err;
 	*ps = div64_u64(w.ns * 1000, max_t(u64, w.events, 1));
-	/* Each session that takes an event counts it stored. */
-	if ((kind == BENCH_KETW || kind == BENCH_KETW_NOCTX ||
-	     kind == BENCH_FTRACE) && w.stored < w.events) {
-		pr_err("ketw_bench: %llu of %llu events not stored\n",
-		       w.events - w.stored, w.events);
-		return -EIO;
-	}
-	return 0;
+	return bench_check_stored(kind, w.stored, w.events);
 }
 
 /*
@@ -370,6 +474,95 @@ static int bench_median_run(enum bench_kind kind, u32 size, u64 warm,
 	*lo = v[0];
 	*hi = v[n - 1];
 	return 0;
+}
+
+/*
+ * One timed run of "iters" events after a warm-up of its own (iters / 8
+ * events of the same kind and size): for runs of different kinds or sizes
+ * interleaved, so that each starts with its code and data in the caches.
+ */
+static int bench_timed(enum bench_kind kind, u32 size, struct trace_buffer *rb,
+		       u64 *ps)
+{
+	int err = bench_single(kind, size, max(iters / 8, 1U), rb, ps);
+
+	return err ? err : bench_single(kind, size, iters, rb, ps);
+}
+
+/* @rounds rounds of the mixed run @r on the bench CPU: ps per event of each kind. */
+static int bench_mixed(struct bench_run *r, u64 rounds, u64 *ps)
+{
+	struct bench_writer w;
+	unsigned int k, nr;
+	int err;
+
+	if (bench_cpu >= nr_cpu_ids || !cpu_online(bench_cpu))
+		return -EINVAL;
+	r->iters = rounds;
+	err = bench_go(r, cpumask_of(bench_cpu), &w, &nr, 0);
+	for (k = 0; k < r->nk && !err; k++) {
+		ps[k] = div64_u64(w.mix_ns[k] * 1000,
+				  max_t(u64, w.mix_events[k], 1));
+		err = bench_check_stored(r->mix_kind[k], w.mix_stored[k],
+					 w.mix_events[k]);
+	}
+	return err;
+}
+
+/*
+ * One timed mixed run: the kinds of @r take turns by chunks, each chunk
+ * sized (from a short calibration) to last about chunk_us, so that every
+ * kind gets the same share of the run's time; then a warm-up of
+ * mix_rounds / 8 rounds and the timed mix_rounds. Whatever the host takes
+ * from the guest meanwhile, it takes from each kind in proportion to its
+ * time: the kinds' ratios hold on a busy machine.
+ */
+static int bench_mix_timed(struct bench_run *r, u64 *ps)
+{
+	unsigned int k;
+	u64 n;
+	int err;
+
+	for (k = 0; k < r->nk; k++)
+		r->mix_n[k] = 64;
+	err = bench_mixed(r, 4, ps);
+	for (k = 0; k < r->nk && !err; k++) {
+		n = div64_u64((u64)chunk_us * 1000000, max_t(u64, ps[k], 1));
+		r->mix_n[k] = clamp_t(u64, n, 1, 4 * BENCH_CHUNK);
+	}
+	if (!err)
+		err = bench_mixed(r, max(mix_rounds / 8, 1U), ps);
+	if (!err)
+		err = bench_mixed(r, max(mix_rounds, 1U), ps);
+	return err;
+}
+
+/* Append to bench_result, which holds @len bytes; -EOVERFLOW when full. */
+static __printf(2, 3) int bench_out(size_t *len, const char *fmt, ...)
+{
+	size_t room = sizeof(bench_result) - *len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(bench_result + *len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= room)
+		return -EOVERFLOW;
+	*len += n;
+	return 0;
+}
+
+/* " @key=v1,v2,...": the @n runs @v, in the order they ran. */
+static int bench_out_runs(size_t *len, const char *key, const u64 *v,
+			  unsigned int n)
+{
+	unsigned int i;
+	int err = bench_out(len, " %s=", key);
+
+	for (i = 0; i < n && !err; i++)
+		err = bench_out(len, "%s%llu", i ? "," : "", v[i]);
+	return err;
 }
 
 /* Events that fill warm_kb KiB with records of @span bytes. */
@@ -413,6 +606,11 @@ static int bench_cmd_context(u32 size)
 	u64 warm = bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
 						      size));
 	unsigned int i, k, n = min(3 * bench_reps(), BENCH_MAX_REPS);
+	/* Two lists of BENCH_MAX_REPS figures: a quarter of the result. */
+	static char runs[BENCH_RESULT_LEN / 2];
+	struct bench_run r = { };
+	u64 ps[BENCH_MIX];
+	size_t len;
 	s64 cost;
 	int err;
 
@@ -424,22 +622,143 @@ static int bench_cmd_context(u32 size)
 			return err;
 	}
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < ARRAY_SIZE(kinds); k++) {
-			err = bench_single(kinds[k], size, iters, NULL,
-					   &v[k][i]);
-			if (err)
-				return err;
+		/* The two by turns, the first one first every other run. */
+		r.nk = ARRAY_SIZE(kinds);
+		for (k = 0; k < r.nk; k++) {
+			r.mix_kind[k] = kinds[i & 1 ? r.nk - 1 - k : k];
+			r.mix_size[k] = size;
 		}
+		err = bench_mix_timed(&r, ps);
+		if (err)
+			return err;
+		for (k = 0; k < r.nk; k++)
+			v[i & 1 ? r.nk - 1 - k : k][i] = ps[k];
 	}
+	/* The runs in their order first: bench_median() sorts. */
+	len = 0;
+	err = bench_out_runs(&len, "runs", v[0], n);
+	if (!err)
+		err = bench_out_runs(&len, "noctx_runs", v[1], n);
+	if (!err && len >= sizeof(runs))
+		err = -EOVERFLOW;
+	if (err)
+		return err;
+	memcpy(runs, bench_result, len + 1);
 	for (k = 0; k < ARRAY_SIZE(kinds); k++)
 		med[k] = bench_median(v[k], n);
 	cost = (s64)med[0] - (s64)med[1];
 	snprintf(bench_result, sizeof(bench_result),
-		 "context size=%u ps=%llu noctx_ps=%llu cost_ps=%lld cost_permille=%lld min_ps=%llu noctx_min_ps=%llu iters=%u reps=%u cpu=%u",
+		 "context size=%u ps=%llu noctx_ps=%llu cost_ps=%lld cost_permille=%lld min_ps=%llu noctx_min_ps=%llu mix_rounds=%u chunk_us=%u reps=%u cpu=%u%s",
 		 size, med[0], med[1], cost,
 		 div64_s64(cost * 1000, max_t(s64, med[0], 1)), v[0][0],
-		 v[1][0], iters, n, bench_cpu);
+		 v[1][0], mix_rounds, chunk_us, n, bench_cpu, runs);
 	return 0;
+}
+
+/*
+ * ketw against ftrace at each of @sizes: one mixed run per size and round
+ * (ketw, ftrace, ftrace of 64 bytes more and the reference loop by turns,
+ * see bench_mix_timed()), the sizes' order rotated and the kinds' order
+ * reversed from one round to the next.
+ */
+enum {
+	BENCH_P_KETW, BENCH_P_FTRACE, BENCH_P_FTRACE_HDR, BENCH_P_REF,
+	BENCH_P_KINDS
+};
+
+static int bench_cmd_pairs(const u32 *sizes, unsigned int ns)
+{
+	static const char * const names[BENCH_P_KINDS] = {
+		"ketw", "ftrace", "ftrace_hdr", "ref",
+	};
+	static const enum bench_kind kinds[BENCH_P_KINDS] = {
+		BENCH_KETW, BENCH_FTRACE, BENCH_FTRACE, BENCH_REF,
+	};
+	u64 (*v)[BENCH_P_KINDS][BENCH_MAX_REPS], ps[BENCH_MIX];
+	unsigned int i, j, k, kk, n = bench_reps();
+	struct bench_run r = { .nk = BENCH_P_KINDS };
+	char key[24];
+	size_t len = 0;
+	u32 big = 0, sz;
+	int err;
+
+	BUILD_BUG_ON(BENCH_P_KINDS > BENCH_MIX);
+	for (j = 0; j < ns; j++) {
+		/* ftrace's second write stores 64 bytes more. */
+		if (sizes[j] > BENCH_MAX_SIZE - KETW_EVENT_HEADER_SIZE)
+			return -EINVAL;
+		big = max(big, sizes[j]);
+	}
+	if (!ketw_enabled(&bench_prov))
+		return -ENODATA;	/* no session running */
+	v = kcalloc(ns, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	r.rb = bench_rb_alloc();
+	if (!r.rb) {
+		kfree(v);
+		return -ENOMEM;
+	}
+	/* Both buffers wrapped once: overwriting from the first timed run. */
+	err = bench_single(BENCH_KETW, big,
+			   bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + big)),
+			   NULL, &ps[0]);
+	/* ftrace's twice over whatever warm_kb is: it is the yardstick. */
+	if (!err)
+		err = bench_single(BENCH_FTRACE, big,
+				   div_u64((u64)buf_kb << 11, ALIGN(big, 4) + 8) + 1,
+				   r.rb, &ps[0]);
+	for (i = 0; i < n && !err; i++) {
+		for (j = 0; j < ns && !err; j++) {
+			sz = (i + j) % ns;
+			for (k = 0; k < BENCH_P_KINDS; k++) {
+				kk = i & 1 ? BENCH_P_KINDS - 1 - k : k;
+				r.mix_kind[k] = kinds[kk];
+				r.mix_size[k] = kk == BENCH_P_REF ? 0 :
+					sizes[sz] + (kk == BENCH_P_FTRACE_HDR ?
+						     KETW_EVENT_HEADER_SIZE : 0);
+			}
+			err = bench_mix_timed(&r, ps);
+			for (k = 0; k < BENCH_P_KINDS && !err; k++)
+				v[sz][i & 1 ? BENCH_P_KINDS - 1 - k : k][i] = ps[k];
+		}
+	}
+	ring_buffer_free(r.rb);
+	if (!err)
+		err = bench_out(&len, "pairs reps=%u mix_rounds=%u chunk_us=%u cpu=%u buf_kb=%u",
+				n, mix_rounds, chunk_us, bench_cpu, buf_kb);
+	for (j = 0; j < ns && !err; j++) {
+		for (k = 0; k < BENCH_P_KINDS && !err; k++) {
+			snprintf(key, sizeof(key), "%s_%u", names[k], sizes[j]);
+			err = bench_out_runs(&len, key, v[j][k], n);
+		}
+	}
+	kfree(v);
+	if (err)
+		bench_result[0] = '\0';
+	return err;
+}
+
+/* The reference loop alone: how much the machine varies during a run. */
+static int bench_cmd_ref(void)
+{
+	u64 v[BENCH_MAX_REPS];
+	unsigned int i, n = bench_reps();
+	size_t len = 0;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = bench_timed(BENCH_REF, 0, NULL, &v[i]);
+	if (!err)
+		err = bench_out(&len, "ref reps=%u iters=%u steps=%u cpu=%u",
+				n, iters, BENCH_REF_STEPS, bench_cpu);
+	if (!err)
+		err = bench_out_runs(&len, "runs", v, n);
+	if (!err)
+		err = bench_out(&len, " ps=%llu", bench_median(v, n));
+	if (err)
+		bench_result[0] = '\0';
+	return err;
 }
 
 static int bench_cmd_ftrace(u32 size)
@@ -584,11 +903,7 @@ static int bench_cmd_scale(enum bench_kind kind, u32 size)
 			stored += w[k].stored;
 			events += w[k].events;
 		}
-		if (kind != BENCH_CLK_CYCLES && stored != events) {
-			pr_err("ketw_bench: %llu of %llu events not stored\n",
-			       events - stored, events);
-			err = -EIO;
-		}
+		err = bench_check_stored(kind, stored, events);
 	}
 	cpus_read_unlock();
 	if (r.rb)
@@ -641,38 +956,48 @@ static int bench_cmd_fill(u32 n, u32 size)
 
 static int bench_run_set(const char *val, const struct kernel_param *kp)
 {
+	u32 arg[BENCH_MAX_ARGS] = { 0 };
+	unsigned int i, nargs;
 	char cmd[16];
-	u32 a = 0, b = 0;
 	int n, err;
 
-	n = sscanf(val, "%15s %u %u", cmd, &a, &b);
+	n = sscanf(val, "%15s %u %u %u %u", cmd, &arg[0], &arg[1], &arg[2],
+		   &arg[3]);
 	if (n < 1)
 		return -EINVAL;
-	/* Sizes: at least the 8 bytes a payload starts with. */
-	if (strcmp(cmd, "fill") ? (n > 1 && (a < 8 || a > BENCH_MAX_SIZE)) :
-				  (n != 3 || b < 8 || b > BENCH_MAX_SIZE))
-		return -EINVAL;
+	nargs = n - 1;
+	/*
+	 * Sizes: at least the 8 bytes a payload starts with. fill's first
+	 * argument is a count.
+	 */
+	for (i = !strcmp(cmd, "fill"); i < nargs; i++)
+		if (arg[i] < 8 || arg[i] > BENCH_MAX_SIZE)
+			return -EINVAL;
 
 	mutex_lock(&bench_mutex);
 	bench_result[0] = '\0';
-	if (!strcmp(cmd, "disabled") && n == 1)
+	if (!strcmp(cmd, "disabled") && nargs == 0)
 		err = bench_cmd_disabled();
-	else if (!strcmp(cmd, "clock") && n == 1)
+	else if (!strcmp(cmd, "clock") && nargs == 0)
 		err = bench_cmd_clock();
-	else if (!strcmp(cmd, "write") && n == 2)
-		err = bench_cmd_write(a);
-	else if (!strcmp(cmd, "context") && n == 2)
-		err = bench_cmd_context(a);
-	else if (!strcmp(cmd, "ftrace") && n == 2)
-		err = bench_cmd_ftrace(a);
-	else if (!strcmp(cmd, "scale") && n == 2)
-		err = bench_cmd_scale(BENCH_KETW, a);
-	else if (!strcmp(cmd, "ftrace-scale") && n == 2)
-		err = bench_cmd_scale(BENCH_FTRACE, a);
-	else if (!strcmp(cmd, "cycles-scale") && n == 2)
-		err = bench_cmd_scale(BENCH_CLK_CYCLES, a);
-	else if (!strcmp(cmd, "fill"))
-		err = bench_cmd_fill(a, b);
+	else if (!strcmp(cmd, "ref") && nargs == 0)
+		err = bench_cmd_ref();
+	else if (!strcmp(cmd, "write") && nargs == 1)
+		err = bench_cmd_write(arg[0]);
+	else if (!strcmp(cmd, "context") && nargs == 1)
+		err = bench_cmd_context(arg[0]);
+	else if (!strcmp(cmd, "pairs") && nargs >= 1)
+		err = bench_cmd_pairs(arg, nargs);
+	else if (!strcmp(cmd, "ftrace") && nargs == 1)
+		err = bench_cmd_ftrace(arg[0]);
+	else if (!strcmp(cmd, "scale") && nargs == 1)
+		err = bench_cmd_scale(BENCH_KETW, arg[0]);
+	else if (!strcmp(cmd, "ftrace-scale") && nargs == 1)
+		err = bench_cmd_scale(BENCH_FTRACE, arg[0]);
+	else if (!strcmp(cmd, "cycles-scale") && nargs == 1)
+		err = bench_cmd_scale(BENCH_CLK_CYCLES, arg[0]);
+	else if (!strcmp(cmd, "fill") && nargs == 2)
+		err = bench_cmd_fill(arg[0], arg[1]);
 	else
 		err = -EINVAL;
 	mutex_unlock(&bench_mutex);
@@ -683,7 +1008,7 @@ static const struct kernel_param_ops bench_run_ops = {
 	.set = bench_run_set,
 };
 module_param_cb(run, &bench_run_ops, NULL, 0200);
-MODULE_PARM_DESC(run, "a command: disabled, clock, write SIZE, context SIZE, ftrace SIZE, scale SIZE, ftrace-scale SIZE, cycles-scale SIZE, fill N SIZE");
+MODULE_PARM_DESC(run, "a command: disabled, clock, ref, write SIZE, context SIZE, pairs SIZE..., ftrace SIZE, scale SIZE, ftrace-scale SIZE, cycles-scale SIZE, fill N SIZE");
 
 /*
  * A report is read-only, but the kernel calls a parameter's setter at

@@ -7,55 +7,95 @@
 #
 # Needs, besides what /init loads (ketw.ko and the samples):
 #   /ketw/bench/ketw_bench.ko        the kernel half (module/bench/)
+#   /ketw/bench/bench-lib.sh         what it shares with bench-compare.sh
 #   /ketw/bench/ketw-drain-bench     the mmap/read() drain (tools/bench/)
 #   /ketw/bench/ketw-uprov-bench     a user-space provider through libketw
 #   /ketw/ketw                       the ketw tool (sessions)
 #
 # Prints one table between "@@KETW@@ BENCH-TABLE-BEGIN" and
 # "@@KETW@@ BENCH-TABLE-END"; the host saves it to build/bench.txt.
+#
+# With ketwbench=compare on the kernel command line (make bench-compare)
+# the guest runs bench-compare.sh instead: two commits' modules, turn
+# about, in this one boot.
 set -u
 
 KETW=/ketw/ketw
 DIR=/ketw/bench
-PARAMS=/sys/module/ketw_bench/parameters
 SESSION=kbench
 SIZES="8 64 256"
 ROWS=/tmp/bench.rows
 FIGS=/tmp/bench.figs
+# Rounds of the interleaved write rows (pairs: ketw and ftrace run by
+# run), and of the rows that need a session each (items, N sessions).
+ROUNDS=9
+SESSION_ROUNDS=3
+# The N-sessions rows: N LOOP sessions, each of ketw start's default
+# buffer (1 MiB per CPU), all enabling the bench provider. 64 of them on
+# the guest's 2 CPUs take 128 MiB, within ketw's default cap (a quarter
+# of the guest's 1 GiB) and KETW_MAX_SESSIONS (64).
+NSESSIONS="1 4 16 64"
+NSESSION_KB=1024
 
-mark() { echo "@@KETW@@ $*"; }
+case " $(cat /proc/cmdline) " in
+*" ketwbench=compare "*) exec sh $DIR/bench-compare.sh ;;
+esac
+# shellcheck source=scripts/guest/bench-lib.sh
+. $DIR/bench-lib.sh
+
 die() {
 	echo "bench: FAILED: $*"
-	$KETW reset -s $SESSION >/dev/null 2>&1
+	$KETW reset --all --yes >/dev/null 2>&1
 	[ ! -d "$PARAMS" ] || rmmod ketw_bench
 	exit 1
 }
 
 # cmd ARGS: run one ketw_bench command; sets $res to its result line.
-cmd() {
-	echo "bench: $*"
-	echo "$*" >"$PARAMS/run" || die "ketw_bench '$*' (see dmesg)"
-	res=$(cat "$PARAMS/result")
-	echo "  $res"
-}
+cmd() { bench_try "$@" || die "ketw_bench '$*' (see dmesg)"; }
 
 # param NAME VALUE: set a ketw_bench parameter.
 param() { echo "$2" >"$PARAMS/$1" || die "ketw_bench parameter $1=$2"; }
 
 # keep NAME KEY: save the value of KEY=... in $res as figure NAME.
 keep() {
-	v=$(echo " $res " | sed -n "s/.* $2=\([^ ]*\) .*/\1/p")
+	v=$(kv "$2")
 	[ -n "$v" ] || die "no $2 in '$res'"
 	echo "$1 $v" >>"$FIGS"
+}
+
+# keep_add NAME KEY: add the value of KEY=... in $res to the list NAME
+# (one run per round).
+keep_add() {
+	v=$(kv "$2")
+	[ -n "$v" ] || die "no $2 in '$res'"
+	old=$(fig "$1")
+	sed -i "/^$1 /d" "$FIGS"
+	echo "$1 ${old:+$old,}$v" >>"$FIGS"
+}
+
+# keep_range NAME: figure NAME as "min,median,max" of a write or ftrace
+# command's runs (its spread; never paired).
+keep_range() {
+	lo=$(kv min_ps) med=$(kv ps) hi=$(kv max_ps)
+	[ -n "$lo" ] && [ -n "$med" ] && [ -n "$hi" ] || die "no min_ps, ps, max_ps in '$res'"
+	echo "$1 $lo,$med,$hi" >>"$FIGS"
 }
 
 # fig NAME: a figure kept before.
 fig() { sed -n "s/^$1 //p" "$FIGS"; }
 
-# row MEASURE KETW REFERENCE SCALE OP TARGET: one table row. KETW and
-# REFERENCE are raw figures, shown divided by SCALE; the ratio is
-# KETW / REFERENCE; OP is <=, >= or - (no target: "info").
-row() { printf '%s|%s|%s|%s|%s|%s\n' "$@" >>"$ROWS"; }
+# row MEASURE KETW REFERENCE SCALE OP TARGET [PAIRED [NSESS]]: one table
+# row. KETW and REFERENCE are figures or lists of runs (their medians
+# shown divided by SCALE, with their spreads); the ratio is the medians'
+# KETW / REFERENCE; OP is <=, >= or - (no target: "info"). PAIRED "p":
+# run i of KETW and of REFERENCE come from the same round, and the
+# verdict also says in how many rounds that pair met the target. NSESS
+# N: the ratio is the cost of each session beyond the first relative to
+# one session, (KETW - REFERENCE) / (N - 1) / REFERENCE.
+row() {
+	printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$1" "$2" "$3" "$4" "$5" "$6" \
+		"${7:-}" "${8:-}" >>"$ROWS"
+}
 
 session() {
 	$KETW reset -s $SESSION >/dev/null 2>&1
@@ -97,25 +137,62 @@ keep clk_local local_ps
 keep clk_trace trace_ps
 keep clk_cycles cycles_ps
 
-for s in $SIZES; do
-	cmd ftrace "$s"
-	keep "ftrace_$s" ps
-	cmd ftrace $((s + 64))
-	keep "ftrace_hdr_$s" ps
-done
+# pairs_keep SUFFIX: the lists of a pairs command as figures ketwSUFFIX_S,
+# ftraceSUFFIX_S, ftrace_hdrSUFFIX_S for each size S, and its reference
+# loop's runs added to the figure ref.
+pairs_keep() {
+	for s in $SIZES; do
+		keep "ketw$1_$s" "ketw_$s"
+		keep "ftrace$1_$s" "ftrace_$s"
+		keep "ftrace_hdr$1_$s" "ftrace_hdr_$s"
+		keep_add ref "ref_$s"
+	done
+}
 
-# A LOOP session of 4 MiB per CPU with the default clock (MONO).
+# pairs64_add NAME: a pairs 64 command's runs of ketw and of ftrace added
+# to the lists NAME and NAME_f (for corrected below).
+pairs64_add() {
+	cmd pairs 64
+	keep_add "$1" ketw_64
+	keep_add "$1_f" ftrace_64
+	keep_add ref ref_64
+}
+
+# corrected NAME FTRACE_MEDIAN: the runs of NAME, each scaled by the
+# ftrace run it was mixed with: NAME_i * FTRACE_MEDIAN / NAME_f_i. Runs
+# measured in different sessions, minutes apart, compare as if the host
+# had been as busy during each.
+corrected() {
+	awk -v k="$(fig "$1")" -v f="$(fig "$1_f")" -v m="$2" 'BEGIN {
+		n = split(k, a, ",")
+		split(f, b, ",")
+		for (i = 1; i <= n; i++)
+			printf "%s%.0f", (i > 1 ? "," : ""), (b[i] > 0 ? a[i] * m / b[i] : 0)
+	}'
+}
+
+# fmedian NAME...: the median of the ftrace runs of lists NAME...
+fmedian() {
+	_l=
+	for _n in "$@"; do _l="$_l,$(fig "$_n"_f)"; done
+	awk -v l="${_l#,}" "$BENCH_AWK"'BEGIN { printf "%.0f", lmed(l) }'
+}
+
+# A LOOP session of 4 MiB per CPU with the default clock (MONO): ketw and
+# ftrace (of the same payload, and of as many bytes as ketw stores) and
+# the reference loop by turns in chunks of 200 us in each run, sizes
+# rotated from round to round.
 session
-for s in $SIZES; do
-	cmd write "$s"
-	keep "ketw_$s" ps
-done
+param reps $ROUNDS
+cmd pairs $SIZES
+pairs_keep ""
+param reps 5
 uprov --enabled -s 64
 keep uwrite_64 ps
 # The execution context in every record: the write without it, interleaved.
 cmd context 64
-keep ctx_64 ps
-keep noctx_64 noctx_ps
+keep ctx_64 runs
+keep noctx_64 noctx_runs
 keep ctx_cost_ps cost_ps
 param reps 7
 cmd scale 64
@@ -132,24 +209,73 @@ param reps 5
 $KETW reset -s $SESSION || die "ketw reset"
 
 # Each extended data item alone on the bench provider, 64 B payloads,
-# against the same session without items (ketw_64 above). The writers
-# are kthreads: no user stack, and ketw_write() has no activity, so
-# ustack and activity cost only the check that finds nothing to add.
+# against the same session without items ("none"), a session each, in
+# SESSION_ROUNDS rounds, the order rotated from round to round; in each
+# 3 mixed runs with ftrace's 64 B write, which corrects for the host's
+# load (corrected above). The writers are kthreads: no user stack,
+# and ketw_write() has no activity, so ustack and activity cost only the
+# check that finds nothing to add.
 ITEMS="stack ustack cputime progaddr pidns activity"
-for it in $ITEMS; do
-	session -p "ketw-bench:$it"
-	cmd write 64
-	keep "ketw_item_$it" ps
-	$KETW reset -s $SESSION || die "ketw reset"
+param reps 3
+r=0
+while [ $r -lt $SESSION_ROUNDS ]; do
+	for it in $(rotate $r none $ITEMS); do
+		if [ "$it" = none ]; then
+			session -p ketw-bench
+		else
+			session -p "ketw-bench:$it"
+		fi
+		pairs64_add "ketw_item_$it"
+		$KETW reset -s $SESSION || die "ketw reset"
+	done
+	r=$((r + 1))
 done
+param reps 5
 
 # The same with the LOCAL clock (local_clock(), as cheap as ftrace's).
 session -C local
-for s in $SIZES; do
-	cmd write "$s"
-	keep "ketw_local_$s" ps
-done
+param reps $ROUNDS
+cmd pairs $SIZES
+pairs_keep _local
+param reps 5
 $KETW reset -s $SESSION || die "ketw reset"
+
+# One 64 B event taken by N LOOP sessions, N = 1, 4, 16, 64 (NSESSIONS),
+# all on the bench provider: SESSION_ROUNDS rounds, N rising, then
+# falling, then rising (sessions added and removed on the way), in each
+# 3 mixed runs with ftrace's 64 B write (as the items), after a warm-up
+# that wraps every session's buffer.
+nsess=0
+nsess_set() {
+	while [ $nsess -lt "$1" ]; do
+		nsess=$((nsess + 1))
+		$KETW start -s "kn$nsess" -b $NSESSION_KB -P loop -p ketw-bench \
+			>/dev/null || die "ketw start: session $nsess of $1"
+	done
+	while [ $nsess -gt "$1" ]; do
+		$KETW reset -s "kn$nsess" || die "ketw reset kn$nsess"
+		nsess=$((nsess - 1))
+	done
+}
+param reps 3
+param warm_kb $((NSESSION_KB * 3 / 2))
+rev=
+for n in $NSESSIONS; do rev="$n $rev"; done
+r=0
+while [ $r -lt $SESSION_ROUNDS ]; do
+	order=$NSESSIONS
+	[ $((r % 2)) = 0 ] || order=$rev
+	for n in $order; do
+		nsess_set "$n"
+		param sessions "$n"
+		pairs64_add "nsess_$n"
+	done
+	r=$((r + 1))
+done
+nsess_set 0
+param sessions 1
+param warm_kb 8192
+param reps 5
 
 # Before the first wrap: nothing is overwritten yet. Fresh 4 MiB buffers,
 # no warm-up, 5 x 6000 records of 128 bytes (3.7 MiB), for both.
@@ -157,10 +283,10 @@ param iters 6000
 param warm_kb 0
 session
 cmd write 64
-keep ketw_fresh_64 ps
+keep_range ketw_fresh_64
 $KETW reset -s $SESSION || die "ketw reset"
 cmd ftrace 64
-keep ftrace_fresh_64 ps
+keep_range ftrace_fresh_64
 param iters 200000
 param warm_kb 8192
 
@@ -197,21 +323,33 @@ mark "RMMOD ketw_bench.ko rc=$rc"
 n=$(fig ncpus)
 for s in $SIZES; do
 	row "write, $s B payload (ns/event)" "$(fig "ketw_$s")" \
-		"$(fig "ftrace_$s")" 1000 '<=' 0.5
+		"$(fig "ftrace_$s")" 1000 '<=' 0.5 p
 done
 for s in $SIZES; do
 	row "  same, ketw clock LOCAL, $s B" "$(fig "ketw_local_$s")" \
-		"$(fig "ftrace_$s")" 1000 - -
+		"$(fig "ftrace_local_$s")" 1000 - - p
 done
 for s in $SIZES; do
 	row "  same, ftrace payload $s+64 B" "$(fig "ketw_$s")" \
-		"$(fig "ftrace_hdr_$s")" 1000 - -
+		"$(fig "ftrace_hdr_$s")" 1000 - - p
 done
 row "  same, 64 B, before the first wrap" "$(fig ketw_fresh_64)" \
 	"$(fig ftrace_fresh_64)" 1000 - -
+# shellcheck disable=SC2046 # the names are words
+fm=$(fmedian ketw_item_none $(for it in $ITEMS; do echo "ketw_item_$it"; done))
 for it in $ITEMS; do
-	row "  64 B write + item $it vs none" "$(fig "ketw_item_$it")" \
-		"$(fig ketw_64)" 1000 - -
+	row "  64 B write + item $it vs none" "$(corrected "ketw_item_$it" "$fm")" \
+		"$(corrected ketw_item_none "$fm")" 1000 - - p
+done
+# shellcheck disable=SC2046 # the names are words
+fm=$(fmedian $(for ns in $NSESSIONS; do echo "nsess_$ns"; done))
+echo "ketw_64_f $(fig ftrace_64)" >>"$FIGS"
+row "64 B event taken by 1 LOOP session" "$(corrected nsess_1 "$fm")" \
+	"$(corrected ketw_64 "$fm")" 1000 - -
+for ns in $NSESSIONS; do
+	[ "$ns" != 1 ] || continue
+	row "  by $ns: each added session vs one" "$(corrected "nsess_$ns" "$fm")" \
+		"$(corrected nsess_1 "$fm")" 1000 '<=' 0.5 p "$ns"
 done
 row "clock read ns, MONO vs ftrace's" "$(fig clk_mono)" "$(fig clk_trace)" 1000 - -
 row "clock read ns, LOCAL vs ftrace's" "$(fig clk_local)" "$(fig clk_trace)" 1000 - -
@@ -221,7 +359,7 @@ row "disabled call site vs empty call" "$(fig dis_write)" "$(fig dis_empty)" 100
 row "libketw disabled site vs empty call" "$(fig udis_write)" "$(fig udis_empty)" 1000 '<=' 1
 row "  libketw disabled site vs none" "$(fig udis_write)" "$(fig udis_none)" 1000 - -
 row "libketw write 64 B vs kernel's (ns/ev)" "$(fig uwrite_64)" "$(fig ketw_64)" 1000 - -
-row "write 64 B, context vs none (ns/ev)" "$(fig ctx_64)" "$(fig noctx_64)" 1000 '<=' 1.03
+row "write 64 B, context vs none (ns/ev)" "$(fig ctx_64)" "$(fig noctx_64)" 1000 '<=' 1.03 p
 row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all_best) / n))" \
 	"$(fig scale_one_best)" 1000000 '>=' 0.9
 row "  ftrace per-CPU Mev/s, $n vs 1" "$(($(fig fscale_all_best) / n))" \
@@ -241,48 +379,96 @@ row "  drain Mrecords/s, mmap vs read()" "$(fig drain_mmap_rps)" \
 	"$(fig drain_read_rps)" 1000000 - -
 
 sh /ketw/bench-lttng.sh "$ROWS" /tmp/bench.lttng-note || die "bench-lttng.sh"
-mark "BENCH-TABLE-BEGIN"
-awk -F'|' '
-function fmt(v) {
-	if (v >= 100) return sprintf("%.0f", v)
-	if (v >= 10) return sprintf("%.1f", v)
-	return sprintf("%.2f", v)
-}
+
+# The noise of this run: the reference loop's runs (arithmetic only,
+# between the write runs of both pairs commands) and ftrace's 64 B runs.
+noise=$(awk -v ref="$(fig ref)" -v ft="$(fig ftrace_64),$(fig ftrace_local_64)" \
+	"$BENCH_AWK"'
 BEGIN {
-	line = "------------------------------------------------------------------------------------------"
-	printf "%-40s %9s %9s %7s %7s  %s\n", "measure", "ketw", "reference", "ratio", "target", "verdict"
+	r = lmin(ref) > 0 ? lmax(ref) / lmin(ref) : 0
+	f = lmin(ft) > 0 ? lmax(ft) / lmin(ft) : 0
+	w = r < 1.05 ? "quiet" : r < 1.2 ? "noisy" : "busy"
+	printf "noise: a %s run (reference loop max/min %.2f over %d runs; ftrace 64 B max/min %.2f over %d)\n",
+		w, r, split(ref, x, ","), f, split(ft, y, ",")
+}')
+
+mark "BENCH-TABLE-BEGIN"
+awk -F'|' "$BENCH_AWK"'
+BEGIN {
+	line = "--------------------------------------------------------------------------------------------------------"
+	printf "%-40s %9s %6s %9s %6s %7s %7s  %s\n", "measure", "ketw", "spread", "reference", "spread", "ratio", "target", "verdict"
 	print line
 }
 {
-	k = $2 / $4; r = $3 / $4; ratio = $3 > 0 ? $2 / $3 : 0
+	k = lmed($2); r = lmed($3)
+	if ($8 != "")
+		ratio = r > 0 ? (k - r) / ($8 - 1) / r : 0
+	else
+		ratio = r > 0 ? k / r : 0
 	if ($5 == "-") { target = "-"; verdict = "info" }
 	else {
 		target = $5 " " $6
-		ok = $5 == "<=" ? ratio <= $6 : ratio >= $6
-		verdict = ok ? "met" : "not met"
+		verdict = meets(ratio, $5, $6) ? "met" : "not met"
+		if ($7 == "p") {
+			n = split($2, x, ",")
+			if ($8 != "") {
+				# each round: t(N) / t(1) against 1 + (N - 1) * target
+				t = 1 + ($8 - 1) * $6
+				m = paired($2, $3, $5, t)
+			} else {
+				m = paired($2, $3, $5, $6)
+			}
+			if (n > 1 && m >= 0) verdict = verdict sprintf(" (%d/%d rounds)", m, n)
+		}
 	}
-	printf "%-40s %9s %9s %7.2f %7s  %s\n", $1, fmt(k), fmt(r), ratio, target, verdict
+	printf "%-40s %9s %6s %9s %6s %7.2f %7s  %s\n", $1, fmt(k / $4), pct(lspread($2)), fmt(r / $4), pct(lspread($3)), ratio, target, verdict
 }
 END {
 	print line
 }' "$ROWS"
 cat <<EOF
+$noise
+figures: medians, spread (max - min) / median over their runs; verdicts
+  from the medians, and "(k/n rounds)": in k of the n rounds the two
+  sides measured side by side met the target on their own.
 write: ketw_write() into a running LOOP session (64-byte header + payload,
   4 MiB/CPU, overwriting) vs ftrace's ring_buffer_lock_reserve() + memcpy +
   ring_buffer_unlock_commit() (4-byte header + payload, overwrite mode,
-  4 MiB/CPU); one kthread on CPU 0, preemption off, median of 5 x 200000
-  after a warm-up that wraps the buffer. "ftrace payload N+64" stores as
-  many bytes as ketw does.
+  4 MiB/CPU); one kthread on CPU 0, preemption off; $ROUNDS rounds, in
+  each one mixed run per size: ketw, ftrace, ftrace N+64 and the
+  reference loop by turns in chunks of about 200 us, 200 rounds of
+  chunks after 25 of warm-up, the sizes' order rotated and the
+  writes' reversed from round to round, after a warm-up that wraps both
+  buffers. "ftrace payload N+64" stores as many bytes as ketw does.
+  LOCAL: the same in a LOCAL session, with its own ftrace runs. Before
+  the first wrap: fresh buffers, 5 x 6000 events (min..max as spread).
+items: each in a session of its own, against one without ("none"),
+  $SESSION_ROUNDS rounds in rotated order, 3 mixed runs with ftrace's
+  64 B write in each; each run scaled by its ftrace run (x ftrace's
+  median / ftrace's run), so that runs minutes apart compare.
+sessions: one 64 B event taken by N LOOP sessions on the bench provider,
+  each of 1 MiB/CPU (ketw start's default); the 1-session figure against
+  the write above (4 MiB/CPU); for N > 1 the ratio is what each session
+  beyond the first costs, relative to one session: (t(N) - t(1)) / (N - 1)
+  / t(1). $SESSION_ROUNDS rounds, N rising, falling, rising; 3 mixed runs
+  with ftrace's 64 B write in each, scaled as the items' are; a warm-up
+  wraps every session's buffer first.
+noise: the reference loop (a chain of multiplies, no memory, no clock)
+  ran in every mixed run; its runs differ only by what the host did
+  meanwhile. Quiet: max/min below 1.05; noisy: below 1.2; busy: 1.2 or
+  more. The ratios hold on a busy host (the sides of a row share each
+  run's time by turns); the absolute figures and their spreads do not.
 disabled: ketw_write() with no session (static branch NOP) in a loop vs the
   loop with the call compiled out, and vs a call to an empty noinline
   function; fastest of 15 runs of 2000000 turns each.
 context: ketw_write() of 64 B vs __ketw_write_noctx(), the same write path
   without computing the record's execution context (preempt_count(), the
-  flags register, TIF_NEED_RESCHED); medians of 15 interleaved runs of
-  200000; the ratio is the context's cost (target: at most 3 %). TCG
-  emulates PUSHF by rebuilding EFLAGS from its lazy condition codes, so
-  this guest figure overstates it; native-bench above times the same
-  ketw_record_context() natively, against ketw_ring_write() alone.
+  flags register, TIF_NEED_RESCHED); medians of 15 mixed runs (the two
+  by turns in chunks of about 200 us); the ratio is the context's cost
+  (target: at most 3 %). TCG emulates PUSHF by rebuilding EFLAGS from its
+  lazy condition codes, so this guest figure overstates it; native-bench
+  above times the same ketw_record_context() natively, against
+  ketw_ring_write() alone.
 libketw: a user-space provider's ketw_write() with no session taking it
   (the enable page says so: two loads and a test, no system call) vs the
   loop calling an empty noinline function, and vs the loop alone; user
