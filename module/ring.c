@@ -402,7 +402,8 @@ rb_words(const u8 *guid, const struct ketw_event_descriptor *d)
 	w.word2 = in_task() ? rb_pair(task_pid_nr(current),
 				      task_tgid_nr(current)) : 0;
 	w.keyword = d->keyword;
-	memcpy(w.id, guid, KETW_GUID_SIZE);
+	w.id0 = get_unaligned((const u64 *)guid);
+	w.id1 = get_unaligned((const u64 *)(guid + 8));
 	return w;
 }
 
@@ -414,12 +415,22 @@ rb_words(const u8 *guid, const struct ketw_event_descriptor *d)
 static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 					   struct rb_cpu *cb, void *rec,
 					   u64 seq, u64 ts,
-					   const struct ketw_ring_words *hw,
+					   const struct ketw_ring_event *ev,
+					   const u8 *guid,
+					   const struct ketw_event_descriptor *desc,
 					   const void *ext, u32 ext_len,
 					   const void *data, u32 len, u32 flags)
 {
 	u32 size = KETW_EVENT_HEADER_SIZE + ext_len + len;
+	struct ketw_ring_words hw;
 	u64 *w = rec;
+
+	/*
+	 * One ring: the words built here, after the reservation, from the
+	 * descriptor straight into the record (built before it, they
+	 * would be kept on the stack across it). Several: @ev's copy.
+	 */
+	hw = ev ? ev->w : rb_words(guid, desc);
 
 	/*
 	 * Zero the alignment tail (the reader copies whole spans) with one
@@ -427,14 +438,14 @@ static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 	 * may cover part of it.
 	 */
 	*(u64 *)((u8 *)rec + KETW_RECORD_SPAN(size) - sizeof(u64)) = 0;
-	w[0] = hw->word0 | rb_word0_record(size, (u16)flags);
-	w[1] = hw->word1;
-	w[2] = hw->word2;
+	w[0] = hw.word0 | rb_word0_record(size, (u16)flags);
+	w[1] = hw.word1;
+	w[2] = hw.word2;
 	w[3] = seq;
 	w[4] = ts;
-	w[5] = hw->keyword;
-	w[6] = hw->id[0];
-	w[7] = hw->id[1];
+	w[5] = hw.keyword;
+	w[6] = hw.id0;
+	w[7] = hw.id1;
 	if (unlikely(ext_len))
 		ketw_ring_copy(w + 8, ext, ext_len);
 	ketw_ring_copy((u8 *)(w + 8) + ext_len, data, len);
@@ -901,11 +912,8 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 				   const void *data, u32 len, u32 flags,
 				   u64 ts, u64 *seqp)
 {
-	struct ketw_ring_words lw __uninitialized;
 	struct ketw_ring_resv r;
 
-	if (!ev)
-		lw = rb_words(guid, desc);
 	if (!rb_reserve(ring, cb,
 			KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len),
 			flags & KETW_RING_USE_RESERVE,
@@ -913,8 +921,8 @@ static noinline bool rb_write_slow(struct ketw_ring *ring, struct rb_cpu *cb,
 		return false;
 	if (seqp)
 		*seqp = r.sequence;
-	rb_fill_commit(ring, cb, r.rec, r.sequence, r.timestamp,
-		       ev ? &ev->w : &lw, ext, ext_len, data, len, flags);
+	rb_fill_commit(ring, cb, r.rec, r.sequence, r.timestamp, ev, guid, desc,
+		       ext, ext_len, data, len, flags);
 	return true;
 }
 
@@ -946,8 +954,6 @@ static __always_inline bool rb_write(struct ketw_ring *ring,
 				     const void *data, u32 len, u32 flags,
 				     u64 *seqp)
 {
-	const struct ketw_ring_words *hw;
-	struct ketw_ring_words lw __uninitialized;
 	struct rb_cpu *cb = this_cpu_ptr(ring->cpus);
 	u32 span = KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + ext_len + len);
 	u32 mask = cb->mask, pos, end, seq32;
@@ -968,11 +974,8 @@ static __always_inline bool rb_write(struct ketw_ring *ring,
 			ev->w = rb_words(ev->guid, ev->desc);
 			ev->clocks |= KETW_RING_EVENT_BUILT;
 		}
-		hw = &ev->w;
 	} else {
 		ts = rb_clock(ring->cfg.clock);
-		lw = rb_words(guid, desc);
-		hw = &lw;
 	}
 	local_inc(&cb->committing);
 	old = local_read(&cb->reserve);
@@ -998,8 +1001,8 @@ static __always_inline bool rb_write(struct ketw_ring *ring,
 		rb_loop_release(cb, end);
 	if (seqp)
 		*seqp = seq;
-	rb_fill_commit(ring, cb, cb->data + (pos & mask), seq, ts, hw, ext,
-		       ext_len, data, len, flags);
+	rb_fill_commit(ring, cb, cb->data + (pos & mask), seq, ts, ev, guid,
+		       desc, ext, ext_len, data, len, flags);
 	return true;
 slow:
 	return rb_write_slow(ring, cb, ev, guid, desc, ext, ext_len, data, len,

@@ -103,14 +103,16 @@ static __always_inline void ketw_ring_copy(void *dst, const void *src, u32 len)
  * @word1:   word 1 (event id, cpu).
  * @word2:   word 2 (thread and process ids).
  * @keyword: the event's keyword (word 5).
- * @id:      the provider's GUID (words 6 and 7).
+ * @id0:     the provider's GUID, first half (word 6) ...
+ * @id1:     ... and second half (word 7).
  */
 struct ketw_ring_words {
 	u64 word0;
 	u64 word1;
 	u64 word2;
 	u64 keyword;
-	u64 id[2];
+	u64 id0;
+	u64 id1;
 };
 
 /**
