@@ -14,7 +14,7 @@
  *                                "uprov-disabled write_ps=.. empty_ps=..
  *                                none_ps=.. (fastest) ..._med_ps (medians)"
  *   ketw-uprov-bench --enabled   a running session takes it: ketw_write()
- *                                of SIZE bytes (KETW_IOC_USER_WRITE), the
+ *                                of SIZE bytes (KETW_IOC_USER_WRITEV), the
  *                                median of REPS runs of EVENTS events.
  *                                Prints "uprov-enabled ps=.. stored=.."
  *
@@ -25,10 +25,12 @@
  *                                through syscall()), a null ioctl on the
  *                                provider's /dev/ketw_user file (a
  *                                command it does not know: ENOTTY),
- *                                KETW_IOC_USER_WRITE of SIZE bytes made
- *                                directly, and libketw's ketw_write().
- *                                Prints "uprov-floor syscall_ps=..
- *                                ioctl_ps=.. user_write_ps=.. write_ps=.."
+ *                                KETW_IOC_USER_WRITE and _WRITEV (one
+ *                                iovec) of SIZE bytes made directly, and
+ *                                libketw's ketw_write(). Prints
+ *                                "uprov-floor syscall_ps=.. ioctl_ps=..
+ *                                user_write_ps=.. user_writev_ps=..
+ *                                write_ps=.."
  *
  *   ketw-uprov-bench --unregistered
  *                                the disabled loops without registering:
@@ -50,6 +52,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -121,7 +124,7 @@ static uint64_t run(enum kind k, uint64_t loops, size_t len)
 }
 
 /* The floor's calls, interleaved in --floor. */
-enum floor { F_SYSCALL, F_IOCTL, F_USER_WRITE, F_WRITE, F_NR };
+enum floor { F_SYSCALL, F_IOCTL, F_USER_WRITE, F_USER_WRITEV, F_WRITE, F_NR };
 
 /* No ketw ioctl has this number: the dispatcher's first test refuses it. */
 #define BENCH_NULL_IOC	_IO(KETW_IOC_MAGIC, 0xff)
@@ -129,6 +132,12 @@ enum floor { F_SYSCALL, F_IOCTL, F_USER_WRITE, F_WRITE, F_NR };
 /* Picoseconds per call of @events calls of @f, SIZE bytes; -errno. */
 static int64_t floor_run(enum floor f, uint64_t events, size_t len)
 {
+	struct iovec iov = { .iov_base = payload, .iov_len = len };
+	struct ketw_user_writev uw = {
+		.id = bench_ev.id, .level = bench_ev.level,
+		.keyword = bench_ev.keyword, .iov = (uintptr_t)&iov,
+		.iovcnt = 1,
+	};
 	struct ketw_user_event ue;
 	uint64_t i, t0;
 	long r;
@@ -152,6 +161,10 @@ static int64_t floor_run(enum floor f, uint64_t events, size_t len)
 			break;
 		case F_USER_WRITE:
 			r = ioctl(bench_prov.fd, KETW_IOC_USER_WRITE, &ue);
+			r = r < 0 ? -errno : r;
+			break;
+		case F_USER_WRITEV:
+			r = ioctl(bench_prov.fd, KETW_IOC_USER_WRITEV, &uw);
 			r = r < 0 ? -errno : r;
 			break;
 		default:
@@ -256,10 +269,11 @@ int main(int argc, char **argv)
 				}
 				v[k][i] = (uint64_t)ps;
 			}
-		printf("uprov-floor syscall_ps=%llu ioctl_ps=%llu user_write_ps=%llu write_ps=%llu events=%llu reps=%u size=%u\n",
+		printf("uprov-floor syscall_ps=%llu ioctl_ps=%llu user_write_ps=%llu user_writev_ps=%llu write_ps=%llu events=%llu reps=%u size=%u\n",
 		       (unsigned long long)median(v[F_SYSCALL], reps),
 		       (unsigned long long)median(v[F_IOCTL], reps),
 		       (unsigned long long)median(v[F_USER_WRITE], reps),
+		       (unsigned long long)median(v[F_USER_WRITEV], reps),
 		       (unsigned long long)median(v[F_WRITE], reps),
 		       (unsigned long long)events, reps, size);
 	} else if (!enabled) {
