@@ -8,11 +8,11 @@
  * session (by CREATE or ATTACH); read(), poll() and mmap() drain that
  * session. A file may own one session it created with KETW_SESSION_OWNED
  * and hold one user provider registration (USER_REGISTER); both go away
- * with it. /dev/ketw_user (0666) takes only USER_REGISTER, USER_WRITE and
- * USER_CONFLICT, and opening it needs CAP_SYS_ADMIN or the group
- * user_gid. CAP_SYS_ADMIN is the initial user namespace's (capable(),
- * never ns_capable()): root in a container's user namespace controls no
- * session.
+ * with it. /dev/ketw_user (0666) takes only USER_REGISTER, USER_WRITE,
+ * USER_WRITEV and USER_CONFLICT, and opening it needs CAP_SYS_ADMIN or
+ * the group user_gid. CAP_SYS_ADMIN is the initial user namespace's
+ * (capable(), never ns_capable()): root in a container's user namespace
+ * controls no session.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -79,6 +79,14 @@ MODULE_PARM_DESC(user_gid, "group that may open /dev/ketw_user and log user even
  * published under @session_lock, under which read(), poll() and mmap()
  * take their own reference. @owned, the session this file created with
  * KETW_SESSION_OWNED, changes under @attach_lock; release() destroys it.
+ *
+ * @user_reg is set once, by the file's one successful USER_REGISTER
+ * (under @lock, published with smp_store_release()), never changed after,
+ * and freed only by release(), which runs once no system call holds the
+ * file (an ioctl, mmap() holds a reference or runs in the one thread of
+ * the file table). So the writers (USER_WRITE, USER_WRITEV) and mmap()
+ * read it with smp_load_acquire() and no lock: NULL, or the registration
+ * for as long as the system call runs.
  */
 struct ketw_file {
 	struct mutex attach_lock;	/* one change of @session at a time */
@@ -461,7 +469,7 @@ static long ketw_ioctl_user_register(struct ketw_file *kf,
 						  kf->limited, &conflict);
 		if (IS_ERR(reg))
 			err = PTR_ERR(reg);
-		else	/* mmap() reads it without the lock */
+		else	/* read without the lock: see struct ketw_file */
 			smp_store_release(&kf->user_reg, reg);
 	}
 	kf->conflict = conflict;
@@ -500,7 +508,8 @@ static long ketw_ioctl_user_write(struct ketw_file *kf,
 	const struct ketw_user_event *ue = &a->user_event;
 	struct ketw_ext_src src = { .prog_addr = ue->prog_addr };
 	struct ketw_event_descriptor desc = {};
-	u8 stack[KETW_USER_STACK_DATA];
+	u8 stack[KETW_USER_STACK_DATA] __uninitialized;	/* copied over */
+	struct ketw_user_reg *reg;
 	void *data = stack;
 	long ret;
 
@@ -522,17 +531,27 @@ static long ketw_ioctl_user_write(struct ketw_file *kf,
 		src.activity = ue->activity;
 		src.related = ue->related;
 	}
-	mutex_lock(&kf->lock);
-	if (!kf->user_reg)
+	/* Pairs with the store in ketw_ioctl_user_register(). */
+	reg = smp_load_acquire(&kf->user_reg);
+	if (!reg)
 		ret = -EINVAL;		/* no provider registered on this file */
 	else
-		ret = ketw_user_write(kf->user_reg, &desc, data, ue->len,
-				      &src);
-	mutex_unlock(&kf->lock);
+		ret = ketw_user_write(reg, &desc, data, ue->len, &src);
 out:
 	if (data != stack)
 		kvfree(data);
 	return ret;
+}
+
+/* USER_WRITEV: no lock, no copy of the request (see struct ketw_file). */
+static long ketw_ioctl_user_writev(struct ketw_file *kf, void __user *uarg)
+{
+	/* Pairs with the store in ketw_ioctl_user_register(). */
+	struct ketw_user_reg *reg = smp_load_acquire(&kf->user_reg);
+
+	if (!reg)
+		return -ENODEV;	/* no provider registered on this file */
+	return ketw_user_writev(reg, uarg);
 }
 
 static long ketw_ioctl_start(struct ketw_file *kf, struct ketw_session *s,
@@ -703,7 +722,9 @@ static const struct ketw_ioctl_desc ketw_ioctls[] = {
 		      ketw_ioctl_get_pids),
 };
 
-static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/* Every request but USER_WRITEV: see union ketw_ioctl_arg. */
+static noinline long ketw_ioctl_table(struct file *file, unsigned int cmd,
+				      unsigned long arg)
 {
 	struct ketw_file *kf = file->private_data;
 	void __user *uarg = (void __user *)arg;
@@ -748,6 +769,19 @@ static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (!err && (d->flags & KETW_IOCF_OUT))
 		err = ketw_copy_sized_out(uarg, &a, ksize, d->size_off, usize);
 	return err;
+}
+
+/*
+ * The lean write, on either node, is not in the table: it copies no
+ * struct whole (user_write.c reads its fields), and needs no union,
+ * which the kernel may zero on every call (CONFIG_INIT_STACK_ALL_ZERO).
+ */
+static long ketw_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	if (cmd == KETW_IOC_USER_WRITEV)
+		return ketw_ioctl_user_writev(file->private_data,
+					      (void __user *)arg);
+	return ketw_ioctl_table(file, cmd, arg);
 }
 
 /*
@@ -888,4 +922,6 @@ void ketw_dev_exit(void)
 {
 	misc_deregister(&ketw_user_misc);
 	misc_deregister(&ketw_misc);
+	/* No file is open: the files hold the module. */
+	ketw_user_writev_exit();
 }

@@ -522,6 +522,12 @@ int ketw_user_write(struct ketw_user_reg *reg,
 		    const struct ketw_event_descriptor *desc,
 		    const void *data, size_t len,
 		    const struct ketw_ext_src *src);
+bool ketw_user_enabled(const struct ketw_user_reg *reg);
+
+/* user_write.c */
+int ketw_user_writev(struct ketw_user_reg *reg,
+		     const struct ketw_user_writev __user *u);
+void ketw_user_writev_exit(void);
 
 /* trace_items.c (the rest: ketw_trace.h) */
 u32 ketw_bridge_items_get(void);

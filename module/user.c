@@ -493,6 +493,18 @@ void ketw_user_provider_unregister(struct ketw_user_reg *reg)
 }
 
 /**
+ * ketw_user_enabled() - may a session take an event of a registration now?
+ * @reg: from ketw_user_provider_register().
+ *
+ * Return: false if no running session (nor the ftrace event) takes the
+ * provider: ketw_user_write() would store nothing.
+ */
+bool ketw_user_enabled(const struct ketw_user_reg *reg)
+{
+	return static_key_enabled(&reg->up->prov.key);
+}
+
+/**
  * ketw_user_write() - log an event of a user provider
  * @reg:  from ketw_user_provider_register().
  * @desc: the event's descriptor.

@@ -110,6 +110,11 @@ mark "INSMOD ketw_bench.ko rc=$rc"
 [ $rc = 0 ] || die "insmod ketw_bench.ko"
 echo "bench: $(grep -c ^processor /proc/cpuinfo) CPUs;" \
 	"clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+# What the system call floor below depends on: the CPU model's mitigations.
+echo "bench: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //');" \
+	"cmdline: $(cat /proc/cmdline)"
+grep -H . /sys/devices/system/cpu/vulnerabilities/* 2>/dev/null |
+	sed 's|.*/vulnerabilities/|bench: vulnerability |'
 
 # No session runs: the bench provider's call sites are NOPs.
 cmd disabled
@@ -189,6 +194,13 @@ pairs_keep ""
 param reps 5
 uprov --enabled -s 64
 keep uwrite_64 ps
+# Its floor, in the same session: a null system call, a null ioctl, and
+# the two write requests made directly.
+uprov --floor -s 64
+keep ufloor_syscall syscall_ps
+keep ufloor_ioctl ioctl_ps
+keep ufloor_uw user_write_ps
+keep ufloor_uwv user_writev_ps
 # The execution context in every record: the write without it, interleaved.
 cmd context 64
 keep ctx_64 runs
@@ -358,7 +370,11 @@ row "disabled call site vs none (ns/call)" "$(fig dis_write)" "$(fig dis_none)" 
 row "disabled call site vs empty call" "$(fig dis_write)" "$(fig dis_empty)" 1000 - -
 row "libketw disabled site vs empty call" "$(fig udis_write)" "$(fig udis_empty)" 1000 '<=' 1
 row "  libketw disabled site vs none" "$(fig udis_write)" "$(fig udis_none)" 1000 - -
-row "libketw write 64 B vs kernel's (ns/ev)" "$(fig uwrite_64)" "$(fig ketw_64)" 1000 - -
+row "libketw write 64 B vs kernel's (ns/ev)" "$(fig uwrite_64)" "$(fig ketw_64)" 1000 '<=' 3
+row "  USER_WRITEV 64 B vs kernel's" "$(fig ufloor_uwv)" "$(fig ketw_64)" 1000 - -
+row "  USER_WRITE 64 B (old) vs kernel's" "$(fig ufloor_uw)" "$(fig ketw_64)" 1000 - -
+row "  null ioctl (ENOTTY) vs kernel's" "$(fig ufloor_ioctl)" "$(fig ketw_64)" 1000 - -
+row "  null syscall (getppid) vs kernel's" "$(fig ufloor_syscall)" "$(fig ketw_64)" 1000 - -
 row "write 64 B, context vs none (ns/ev)" "$(fig ctx_64)" "$(fig noctx_64)" 1000 '<=' 1.03 p
 row "per-CPU Mev/s, $n writers vs 1" "$(($(fig scale_all_best) / n))" \
 	"$(fig scale_one_best)" 1000000 '>=' 0.9
@@ -473,8 +489,13 @@ libketw: a user-space provider's ketw_write() with no session taking it
   (the enable page says so: two loads and a test, no system call) vs the
   loop calling an empty noinline function, and vs the loop alone; user
   space on CPU 0, fastest of 15 interleaved runs of 2000000 turns. Its
-  write, enabled: KETW_IOC_USER_WRITE of 64 B into the LOOP session, the
-  median of 15 x 20000, vs the kernel's ketw_write() of 64 B.
+  write, enabled: KETW_IOC_USER_WRITEV of 64 B into the LOOP session, the
+  median of 15 x 20000, vs the kernel's ketw_write() of 64 B (target
+  3x, issue 27). Under it, medians of 15 interleaved runs of 20000: the
+  same request made directly, the older KETW_IOC_USER_WRITE, an ioctl
+  /dev/ketw_user refuses (ENOTTY) and getppid(): the floor of any system
+  call here, on this kernel command line and the CPU model's mitigations
+  (listed in the log above the table; no page-table isolation).
 scaling: 64 B events/s per CPU with a writer on every CPU vs one alone
   (kthreads, 7 x 400 ms each, alternating; the best runs, as the vCPUs
   share the host's cores with everything else, and the medians). TSC

@@ -198,7 +198,7 @@ static const struct kfuzz_ioctl *find_ioctl(unsigned long cmd)
 static int is_user_cmd(unsigned long cmd)
 {
 	return cmd == KETW_IOC_USER_REGISTER || cmd == KETW_IOC_USER_WRITE ||
-	       cmd == KETW_IOC_USER_CONFLICT;
+	       cmd == KETW_IOC_USER_WRITEV || cmd == KETW_IOC_USER_CONFLICT;
 }
 
 /* Commands that change which session a file is attached to. */
@@ -717,8 +717,9 @@ static void op_ioctl(struct kfuzz_thread *t)
 		fd = uslot_fd(t);
 		/* Mostly what this node is for. */
 		if (kfuzz_pct(R(t), 70))
-			io = find_ioctl(kfuzz_pct(R(t), 50) ? KETW_IOC_USER_REGISTER :
-					KETW_IOC_USER_WRITE);
+			io = find_ioctl(kfuzz_pct(R(t), 40) ? KETW_IOC_USER_REGISTER :
+					kfuzz_pct(R(t), 50) ? KETW_IOC_USER_WRITE :
+					KETW_IOC_USER_WRITEV);
 	} else {
 		fd = slot_fd(t, &idx);
 	}
@@ -757,6 +758,107 @@ static unsigned long near_cmd(struct kfuzz_rng *r, unsigned long cmd)
 		nr = (nr + 1 + kfuzz_below(r, 254)) & 0xff;
 	}
 	return _IOC(dir, type, nr, size);
+}
+
+/*
+ * KETW_IOC_USER_WRITEV with iovecs: counts around the stack's window and
+ * the limit, pieces of every size (the stack's 256 bytes, the per-CPU
+ * buffer's, past KETW_MAX_DATA_SIZE, SIZE_MAX) anywhere (bad addresses,
+ * the guard page, read-only memory, ketw's own mappings), and the
+ * request itself misplaced. Only its documented errnos come back.
+ */
+static void op_uwritev(struct kfuzz_thread *t)
+{
+	static const uint32_t counts[] = { 0, 1, 2, 3, 7, 8, 9, 16, 40,
+					   KETW_USER_IOV_MAX,
+					   KETW_USER_IOV_MAX + 1, 0xffffffffu };
+	static const size_t lens[] = { 0, 1, 7, 8, 255, 256, 257, 511, 512,
+				       513, 4096, KETW_MAX_DATA_SIZE,
+				       KETW_MAX_DATA_SIZE + 1 };
+	struct kfuzz_rng *r = R(t);
+	struct fzt *z = Z(t);
+	struct ketw_user_writev *w = (void *)z->arg.base;
+	struct iovec *iov = (void *)z->scratch.base;
+	unsigned char *data = z->scratch.base + 64 * 1024;
+	uint32_t cnt = KFUZZ_PICK(r, counts), i, n;
+	size_t room = SCRATCH_LEN - 64 * 1024, len;
+	int idx = -1, fd = kfuzz_pct(r, 80) ? uslot_fd(t) : slot_fd(t, &idx);
+	void *arg = w;
+	long ret;
+
+	if (fd < 0)
+		return;
+	memset(w, 0, sizeof(*w));
+	w->id = kfuzz_below(r, 16);
+	w->level = kfuzz_pct(r, 90) ? kfuzz_below(r, KETW_LEVEL_VERBOSE + 1) :
+				      kfuzz_rand(r);
+	w->keyword = kfuzz_pct(r, 60) ? 0 : kfuzz_below(r, 8);
+	w->flags = kfuzz_pct(r, 80) ? 0 : kfuzz_pct(r, 70) ?
+		   KETW_USER_WRITEV_ACTIVITY : kfuzz_rand(r);
+	if (w->flags & KETW_USER_WRITEV_ACTIVITY)
+		memset(w->activity, kfuzz_pct(r, 50) ? 0 : 0x5a,
+		       sizeof(w->activity));
+	w->prog_addr = kfuzz_pct(r, 50) ? 0 : kfuzz_rand(r);
+	w->iovcnt = cnt;
+	w->iov = (uintptr_t)iov;
+	/* At most 4096 iovecs fit before the payload area. */
+	n = cnt < 4096 ? cnt : 4096;
+	for (i = 0; i < n; i++) {
+		len = KFUZZ_PICK(r, lens);
+		iov[i].iov_len = len;
+		iov[i].iov_base = data + kfuzz_below(r, 64);
+		switch (kfuzz_below(r, 20)) {
+		case 0:
+			iov[i].iov_base = kfuzz_bad_addr(r);
+			break;
+		case 1:		/* runs into the guard page */
+			iov[i].iov_base = kfuzz_area_end(&z->scratch) -
+					  kfuzz_below(r, len + 1);
+			break;
+		case 2:
+			iov[i].iov_base = z->scratch.ro;
+			iov[i].iov_len = len < 4096 ? len : 4096;
+			break;
+		case 3:
+			iov[i].iov_base = mapped_addr(t);
+			iov[i].iov_len = len < 4096 ? len : 4096;
+			break;
+		case 4:
+			iov[i].iov_len = kfuzz_pct(r, 50) ? SIZE_MAX :
+					 (size_t)1 << 40;
+			break;
+		default:
+			if (len > room - 64)
+				iov[i].iov_len = room - 64;
+		}
+	}
+	switch (kfuzz_below(r, 12)) {
+	case 0:		/* the request cut short by the guard page */
+		arg = kfuzz_area_end(&z->arg) - kfuzz_below(r, sizeof(*w));
+		break;
+	case 1:
+		arg = kfuzz_bad_addr(r);
+		break;
+	case 2:		/* the iovecs cut short */
+		w->iov = (uintptr_t)(kfuzz_area_end(&z->scratch) -
+				     kfuzz_below(r, 64));
+		break;
+	case 3:
+		w->iov = (uintptr_t)kfuzz_bad_addr(r);
+		break;
+	}
+	fd_lock(idx, 0);
+	ret = CALL(t, ioctl(fd, KETW_IOC_USER_WRITEV, arg),
+		   "ioctl(%d, USER_WRITEV, %u iovecs, level %u, flags %#x)",
+		   fd, cnt, w->level, w->flags);
+	fd_unlock(idx);
+	if (ret < 0 && errno != EFAULT && errno != EINVAL && errno != ENODEV &&
+	    errno != EAGAIN && errno != ENOMEM && errno != EBADF &&
+	    errno != ENOTTY)
+		kfuzz_fail(K, t, "USER_WRITEV: %ld %s", ret,
+			   strerrorname_np(errno));
+	if (ret > MAX_SESSIONS)
+		kfuzz_fail(K, t, "USER_WRITEV stored in %ld sessions", ret);
 }
 
 static void op_badcmd(struct kfuzz_thread *t)
@@ -1780,7 +1882,8 @@ static int user_child(struct kfuzz_thread *t, int member, unsigned int n)
 			io = &kfuzz_ioctls[kfuzz_below(r, KFUZZ_NR_IOCTLS)];
 			if (kfuzz_pct(r, 60))
 				io = find_ioctl(kfuzz_pct(r, 40) ? KETW_IOC_USER_REGISTER :
-						KETW_IOC_USER_WRITE);
+						kfuzz_pct(r, 50) ? KETW_IOC_USER_WRITE :
+						KETW_IOC_USER_WRITEV);
 			build_arg(t, io->st, kfuzz_below(r, 3), kfuzz_pct(r, 85) ?
 				  PLACE_OK : PLACE_STRADDLE, &b);
 			ret = do_ioctl(t, ufd, -1, io, &b);
@@ -2179,6 +2282,7 @@ static const struct {
 	{ op_open, "open", 6 },		{ op_close, "close", 3 },
 	{ op_dup, "dup", 2 },		{ op_fcntl, "fcntl", 1 },
 	{ op_uopen, "uopen", 2 },	{ op_ioctl, "ioctl", 16 },
+	{ op_uwritev, "uwritev", 4 },
 	{ op_session, "session", 16 },	{ op_badcmd, "badcmd", 3 },
 	{ op_read, "read", 10 },	{ op_poll, "poll", 4 },
 	{ op_epoll, "epoll", 3 },	{ op_mmap, "mmap", 8 },
@@ -2399,11 +2503,21 @@ TEST(contracts)
 					kfuzz_fail(K, t, "%s on %s: not ENOTTY", io->name,
 						   KETW_USER_DEVICE);
 			}
-			/* Cut short by the guard page, or nowhere at all. */
+			/*
+			 * Cut short by the guard page, or nowhere at all.
+			 * USER_WRITEV reads nothing on a file without a
+			 * registration (ENODEV), nor while no session takes
+			 * the provider the table's USER_REGISTER made (0).
+			 */
 			for (v = 0; st && v < 8; v++) {
+				int want = user_only ? ENOTTY : EFAULT;
+
 				build_arg(t, st, 0, v < 4 ? PLACE_STRADDLE : PLACE_BAD, &b);
 				ret = do_ioctl(t, fds[j], -1, io, &b);
-				if (ret >= 0 || errno != (user_only ? ENOTTY : EFAULT))
+				if (io->cmd == KETW_IOC_USER_WRITEV &&
+				    (ret == 0 || (ret < 0 && errno == ENODEV)))
+					continue;
+				if (ret >= 0 || errno != want)
 					kfuzz_fail(K, t, "%s with a bad pointer: %ld %s", io->name,
 						   ret, strerrorname_np(errno));
 			}
@@ -2593,6 +2707,40 @@ TEST(limits)
 	ue.data = 0xffff888000000000ull;
 	EXPECT_EQ(-1, ioctl(ufd, KETW_IOC_USER_WRITE, &ue));
 	EXPECT_EQ(EFAULT, errno);
+	/* The same through USER_WRITEV, the provider taken by kfz0. */
+	EXPECT_EQ(0, ketw_enable(fd, "kfz0", KETW_USER_PREFIX "kfz-user0", NULL,
+				 0, 0, 0, NULL, 0, 0));
+	{
+		struct iovec iov[2] = {
+			{ .iov_base = buf, .iov_len = KETW_MAX_DATA_SIZE },
+			{ .iov_base = buf, .iov_len = 1 },
+		};
+		struct ketw_user_writev w;
+
+		memset(&w, 0, sizeof(w));
+		w.iov = (uintptr_t)iov;
+		w.iovcnt = 1;
+		EXPECT_LE(1, ioctl(ufd, KETW_IOC_USER_WRITEV, &w));
+		w.iovcnt = 2;
+		EXPECT_EQ(-1, ioctl(ufd, KETW_IOC_USER_WRITEV, &w));
+		EXPECT_EQ(EINVAL, errno);
+		w.iovcnt = 0;
+		EXPECT_LE(1, ioctl(ufd, KETW_IOC_USER_WRITEV, &w));
+		iov[0].iov_base = kfuzz_area_end(&Z(t)->scratch) - 100;
+		iov[0].iov_len = 300;
+		w.iovcnt = 1;
+		EXPECT_EQ(-1, ioctl(ufd, KETW_IOC_USER_WRITEV, &w));
+		EXPECT_EQ(EFAULT, errno);
+		iov[0].iov_base = (void *)0xffff888000000000ull;
+		EXPECT_EQ(-1, ioctl(ufd, KETW_IOC_USER_WRITEV, &w));
+		EXPECT_EQ(EFAULT, errno);
+		w.iovcnt = KETW_USER_IOV_MAX + 1;
+		EXPECT_EQ(-1, ioctl(ufd, KETW_IOC_USER_WRITEV, &w));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, ioctl(ufd, KETW_IOC_USER_WRITEV,
+				    kfuzz_area_end(&Z(t)->arg) - 8));
+		EXPECT_EQ(EFAULT, errno);
+	}
 	close(ufd);
 	EXPECT_EQ(0, ketw_ref(fd, KETW_IOC_DESTROY, "kfz0"));
 	close(fd);

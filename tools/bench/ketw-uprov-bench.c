@@ -14,9 +14,23 @@
  *                                "uprov-disabled write_ps=.. empty_ps=..
  *                                none_ps=.. (fastest) ..._med_ps (medians)"
  *   ketw-uprov-bench --enabled   a running session takes it: ketw_write()
- *                                of SIZE bytes (KETW_IOC_USER_WRITE), the
+ *                                of SIZE bytes (KETW_IOC_USER_WRITEV), the
  *                                median of REPS runs of EVENTS events.
  *                                Prints "uprov-enabled ps=.. stored=.."
+ *
+ *   ketw-uprov-bench --floor     a running session takes it: what the
+ *                                write's system call costs, interleaved,
+ *                                the median of REPS runs of EVENTS calls
+ *                                each: a null system call (getppid()
+ *                                through syscall()), a null ioctl on the
+ *                                provider's /dev/ketw_user file (a
+ *                                command it does not know: ENOTTY),
+ *                                KETW_IOC_USER_WRITE and _WRITEV (one
+ *                                iovec) of SIZE bytes made directly, and
+ *                                libketw's ketw_write(). Prints
+ *                                "uprov-floor syscall_ps=.. ioctl_ps=..
+ *                                user_write_ps=.. user_writev_ps=..
+ *                                write_ps=.."
  *
  *   ketw-uprov-bench --unregistered
  *                                the disabled loops without registering:
@@ -36,7 +50,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ketw_provider.h"
 
@@ -105,6 +123,60 @@ static uint64_t run(enum kind k, uint64_t loops, size_t len)
 	return t * 1000 / loops;
 }
 
+/* The floor's calls, interleaved in --floor. */
+enum floor { F_SYSCALL, F_IOCTL, F_USER_WRITE, F_USER_WRITEV, F_WRITE, F_NR };
+
+/* No ketw ioctl has this number: the dispatcher's first test refuses it. */
+#define BENCH_NULL_IOC	_IO(KETW_IOC_MAGIC, 0xff)
+
+/* Picoseconds per call of @events calls of @f, SIZE bytes; -errno. */
+static int64_t floor_run(enum floor f, uint64_t events, size_t len)
+{
+	struct iovec iov = { .iov_base = payload, .iov_len = len };
+	struct ketw_user_writev uw = {
+		.id = bench_ev.id, .level = bench_ev.level,
+		.keyword = bench_ev.keyword, .iov = (uintptr_t)&iov,
+		.iovcnt = 1,
+	};
+	struct ketw_user_event ue;
+	uint64_t i, t0;
+	long r;
+
+	memset(&ue, 0, sizeof(ue));
+	ue.size = sizeof(ue);
+	ue.id = bench_ev.id;
+	ue.level = bench_ev.level;
+	ue.keyword = bench_ev.keyword;
+	ue.data = (uintptr_t)payload;
+	ue.len = len;
+	t0 = now_ns();
+	for (i = 0; i < events; i++) {
+		switch (f) {
+		case F_SYSCALL:
+			r = syscall(SYS_getppid);
+			break;
+		case F_IOCTL:
+			r = ioctl(bench_prov.fd, BENCH_NULL_IOC, 0);
+			r = r < 0 && errno == ENOTTY ? 0 : -EPROTO;
+			break;
+		case F_USER_WRITE:
+			r = ioctl(bench_prov.fd, KETW_IOC_USER_WRITE, &ue);
+			r = r < 0 ? -errno : r;
+			break;
+		case F_USER_WRITEV:
+			r = ioctl(bench_prov.fd, KETW_IOC_USER_WRITEV, &uw);
+			r = r < 0 ? -errno : r;
+			break;
+		default:
+			r = ketw_write(&bench_prov, &bench_ev, payload, len);
+			break;
+		}
+		if (r < 0)
+			return r;
+	}
+	return (int64_t)((now_ns() - t0) * 1000 / events);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -121,7 +193,7 @@ static uint64_t median(uint64_t *v, unsigned int n)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ketw-uprov-bench [--enabled | --unregistered] [-n LOOPS] [-r REPS] [-e EVENTS] [-s SIZE]\n");
+	fprintf(stderr, "usage: ketw-uprov-bench [--enabled | --floor | --unregistered] [-n LOOPS] [-r REPS] [-e EVENTS] [-s SIZE]\n");
 	return 2;
 }
 
@@ -129,13 +201,14 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "enabled", no_argument, NULL, 'E' },
+		{ "floor", no_argument, NULL, 'F' },
 		{ "unregistered", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t loops = 2000000, events = 20000, v[K_NR][MAX_REPS];
+	uint64_t loops = 2000000, events = 20000, v[F_NR][MAX_REPS];
 	unsigned int reps = 15, size = 64, i, k;
 	uint64_t med[K_NR], t0, stored = 0;
-	bool enabled = false, unregistered = false;
+	bool enabled = false, unregistered = false, floor = false;
 	cpu_set_t cpus;
 	int c, err;
 
@@ -143,6 +216,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'E':
 			enabled = true;
+			break;
+		case 'F':
+			floor = enabled = true;
 			break;
 		case 'U':
 			unregistered = true;
@@ -181,7 +257,26 @@ int main(int argc, char **argv)
 			enabled ? "must take" : "takes");
 		return 1;
 	}
-	if (!enabled) {
+	if (floor) {
+		for (i = 0; i < reps; i++)
+			for (k = 0; k < F_NR; k++) {
+				int64_t ps = floor_run(k, events, size);
+
+				if (ps < 0) {
+					fprintf(stderr, "ketw-uprov-bench: floor %u: %s\n",
+						k, strerror((int)-ps));
+					return 1;
+				}
+				v[k][i] = (uint64_t)ps;
+			}
+		printf("uprov-floor syscall_ps=%llu ioctl_ps=%llu user_write_ps=%llu user_writev_ps=%llu write_ps=%llu events=%llu reps=%u size=%u\n",
+		       (unsigned long long)median(v[F_SYSCALL], reps),
+		       (unsigned long long)median(v[F_IOCTL], reps),
+		       (unsigned long long)median(v[F_USER_WRITE], reps),
+		       (unsigned long long)median(v[F_USER_WRITEV], reps),
+		       (unsigned long long)median(v[F_WRITE], reps),
+		       (unsigned long long)events, reps, size);
+	} else if (!enabled) {
 		/* Interleaved, so that drift hits the three alike. */
 		for (i = 0; i < reps; i++)
 			for (k = 0; k < K_NR; k++)

@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include <linux/ketw.h>
 
@@ -201,12 +202,18 @@ static inline bool ketw_event_enabled(const struct ketw_provider *prov,
 }
 
 /*
- * The system call ketw_write() makes once the event is enabled. The
- * record's program address (the PROG_ADDR item) is where it returns to.
+ * The system call ketw_write() makes once the event is enabled
+ * (KETW_IOC_USER_WRITEV; KETW_IOC_USER_WRITE with a module older than
+ * it). The record's program address (the PROG_ADDR item) is where it
+ * returns to.
  */
 int __ketw_write(const struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len);
+/* The same for ketw_writev(). */
+int __ketw_writev(const struct ketw_provider *prov,
+		  const struct ketw_event_descriptor *desc,
+		  const struct iovec *iov, int iovcnt);
 /*
  * The same with the program address given (@prog_addr, may be NULL):
  * for a library that logs on its caller's behalf, whose trace point is
@@ -241,6 +248,21 @@ static inline int ketw_write(const struct ketw_provider *prov,
 	return 0;
 }
 
+/*
+ * Log an event whose payload is in pieces (ETW's EventWrite with several
+ * EVENT_DATA_DESCRIPTORs): as ketw_write(), the payload being the bytes
+ * of @iov[0] to @iov[@iovcnt - 1] one after the other, which the kernel
+ * reads where they are. At most KETW_USER_IOV_MAX pieces and
+ * KETW_MAX_DATA_SIZE bytes in all (-EINVAL beyond).
+ */
+static inline int ketw_writev(const struct ketw_provider *prov,
+			      const struct ketw_event_descriptor *desc,
+			      const struct iovec *iov, int iovcnt)
+{
+	if (ketw_event_enabled(prov, desc->level, desc->keyword))
+		return __ketw_writev(prov, desc, iov, iovcnt);
+	return 0;
+}
 /*
  * Log an event of one piece of work (ETW's EventWriteTransfer): as
  * ketw_write(), with @activity, the work's id (KETW_ACTIVITY_ID_SIZE

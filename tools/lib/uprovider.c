@@ -2,7 +2,8 @@
 /*
  * libketw: user-space providers (ketw_provider.h). Registering one opens
  * /dev/ketw_user, hands the kernel its descriptors (KETW_IOC_USER_REGISTER)
- * and maps the file's enable page; writing one is KETW_IOC_USER_WRITE.
+ * and maps the file's enable page; writing one is KETW_IOC_USER_WRITEV,
+ * or KETW_IOC_USER_WRITE on a module older than it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "ketw_provider.h"
@@ -197,18 +199,20 @@ void ketw_provider_unregister(struct ketw_provider *prov)
 /*
  * The USER_WRITE request, with the program address of the call site and
  * an activity (both VER1 fields). A kernel that knows only VER0 refuses
- * them with E2BIG: the event then goes without them.
+ * them with E2BIG: the event then goes without them. For a module older
+ * than USER_WRITEV; @iov's pieces are gathered into one buffer.
  */
-static int ketw_user_write(const struct ketw_provider *prov,
-			   const struct ketw_event_descriptor *desc,
-			   const void *data, size_t len, void *prog_addr,
-			   const uint8_t *activity, const uint8_t *related)
+static int ketw_user_write_old(const struct ketw_provider *prov,
+			       const struct ketw_event_descriptor *desc,
+			       const struct iovec *iov, int iovcnt,
+			       size_t len, void *prog_addr,
+			       const uint8_t *activity, const uint8_t *related)
 {
 	struct ketw_user_event ue;
-	int ret;
+	void *buf = NULL;
+	size_t off = 0;
+	int ret, i;
 
-	if (len > KETW_MAX_DATA_SIZE)
-		return -EINVAL;
 	memset(&ue, 0, sizeof(ue));
 	ue.size = sizeof(ue);
 	ue.prog_addr = (uintptr_t)prog_addr;
@@ -221,14 +225,86 @@ static int ketw_user_write(const struct ketw_provider *prov,
 	ue.level = desc->level;
 	ue.version = desc->version;
 	ue.keyword = desc->keyword;
-	ue.data = (uintptr_t)data;
 	ue.len = len;
+	if (iovcnt == 1) {
+		ue.data = (uintptr_t)iov[0].iov_base;
+	} else if (len) {
+		buf = malloc(len);
+		if (!buf)
+			return -ENOMEM;
+		for (i = 0; i < iovcnt; i++) {
+			if (!iov[i].iov_len)
+				continue;
+			memcpy((char *)buf + off, iov[i].iov_base,
+			       iov[i].iov_len);
+			off += iov[i].iov_len;
+		}
+		ue.data = (uintptr_t)buf;
+	}
 	ret = ioctl(prov->fd, KETW_IOC_USER_WRITE, &ue);
 	if (ret < 0 && errno == E2BIG) {
 		ue.size = KETW_USER_EVENT_SIZE_VER0;
 		ret = ioctl(prov->fd, KETW_IOC_USER_WRITE, &ue);
 	}
-	return ret < 0 ? -errno : ret;
+	ret = ret < 0 ? -errno : ret;
+	free(buf);
+	return ret;
+}
+
+/* Set once the module has answered USER_WRITEV with ENOTTY: older than it. */
+static int ketw_no_writev;
+
+/*
+ * Log an event: KETW_IOC_USER_WRITEV, the request on the stack and the
+ * payload straight from @iov. A module that does not know it (ENOTTY,
+ * remembered for the process: one module serves every provider) or
+ * refuses the request (EINVAL) gets KETW_IOC_USER_WRITE instead, whose
+ * answer stands.
+ */
+static int ketw_user_write(const struct ketw_provider *prov,
+			   const struct ketw_event_descriptor *desc,
+			   const struct iovec *iov, int iovcnt,
+			   void *prog_addr, const uint8_t *activity,
+			   const uint8_t *related)
+{
+	size_t len = 0;
+	int i, ret;
+
+	if (iovcnt < 0 || iovcnt > KETW_USER_IOV_MAX || (iovcnt && !iov))
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len > KETW_MAX_DATA_SIZE - len)
+			return -EINVAL;
+		len += iov[i].iov_len;
+	}
+	if (!__atomic_load_n(&ketw_no_writev, __ATOMIC_RELAXED)) {
+		struct ketw_user_writev w = {
+			.id = desc->id,
+			.type = desc->type,
+			.level = desc->level,
+			.version = desc->version,
+			.keyword = desc->keyword,
+			.iov = (uintptr_t)iov,
+			.iovcnt = (uint32_t)iovcnt,
+			.prog_addr = (uintptr_t)prog_addr,
+		};
+
+		if (activity) {
+			w.flags = KETW_USER_WRITEV_ACTIVITY;
+			memcpy(w.activity, activity, sizeof(w.activity));
+			if (related)
+				memcpy(w.related, related, sizeof(w.related));
+		}
+		ret = ioctl(prov->fd, KETW_IOC_USER_WRITEV, &w);
+		if (ret >= 0)
+			return ret;
+		if (errno == ENOTTY)
+			__atomic_store_n(&ketw_no_writev, 1, __ATOMIC_RELAXED);
+		else if (errno != EINVAL)
+			return -errno;
+	}
+	return ketw_user_write_old(prov, desc, iov, iovcnt, len, prog_addr,
+				   activity, related);
 }
 
 /* The program address is where the caller goes back to: its trace point. */
@@ -237,7 +313,18 @@ int __ketw_write(const struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len)
 {
-	return ketw_user_write(prov, desc, data, len,
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+
+	return ketw_user_write(prov, desc, &iov, 1,
+			       __builtin_return_address(0), NULL, NULL);
+}
+
+__attribute__((noinline))
+int __ketw_writev(const struct ketw_provider *prov,
+		  const struct ketw_event_descriptor *desc,
+		  const struct iovec *iov, int iovcnt)
+{
+	return ketw_user_write(prov, desc, iov, iovcnt,
 			       __builtin_return_address(0), NULL, NULL);
 }
 
@@ -245,7 +332,9 @@ int __ketw_write_addr(const struct ketw_provider *prov,
 		      const struct ketw_event_descriptor *desc,
 		      const void *data, size_t len, const void *prog_addr)
 {
-	return ketw_user_write(prov, desc, data, len, (void *)prog_addr, NULL,
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+
+	return ketw_user_write(prov, desc, &iov, 1, (void *)prog_addr, NULL,
 			       NULL);
 }
 
@@ -256,7 +345,9 @@ int __ketw_write_activity(const struct ketw_provider *prov,
 			  const uint8_t *related,
 			  const void *data, size_t len)
 {
-	return ketw_user_write(prov, desc, data, len,
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+
+	return ketw_user_write(prov, desc, &iov, 1,
 			       __builtin_return_address(0), activity,
 			       related);
 }

@@ -916,11 +916,59 @@ struct ketw_user_event {
 #define KETW_USER_EVENT_SIZE_VER0	40
 #define KETW_USER_EVENT_SIZE_VER1	80
 
+/**
+ * struct ketw_user_writev - log an event through this file's user
+ * provider, its payload gathered from iovecs (KETW_IOC_USER_WRITEV)
+ * @id:        event id.
+ * @type:      KETW_TYPE_*.
+ * @level:     KETW_LEVEL_* (EINVAL above KETW_LEVEL_VERBOSE).
+ * @version:   payload layout version.
+ * @keyword:   keyword bits.
+ * @iov:       user address of @iovcnt struct iovec: the payload is their
+ *             bytes one after the other, at most KETW_MAX_DATA_SIZE in
+ *             all (EINVAL above).
+ * @iovcnt:    entries in @iov, at most KETW_USER_IOV_MAX (EINVAL above);
+ *             0: no payload.
+ * @flags:     KETW_USER_WRITEV_* (EINVAL for another bit).
+ * @prog_addr: the trace point's program address (the PROG_ADDR item), or
+ *             0.
+ * @activity:  with KETW_USER_WRITEV_ACTIVITY: the event's activity id
+ *             (the ACTIVITY item), all zero for none; not read without.
+ * @related:   with it: the activity that started @activity, or all zero.
+ *
+ * The same event as struct ketw_user_event's, with one difference: while
+ * no running session takes the provider, the request returns 0 without
+ * reading @iov or the payload (libketw's enable page test says as much
+ * without a system call). The request is fixed in size: a new field
+ * comes with a new flag, or a new ioctl.
+ */
+struct ketw_user_writev {
+	__u32 id;
+	__u8  type;
+	__u8  level;
+	__u16 version;
+	__u64 keyword;
+	__u64 iov;
+	__u32 iovcnt;
+	__u32 flags;
+	__u64 prog_addr;
+	__u8  activity[KETW_ACTIVITY_ID_SIZE];
+	__u8  related[KETW_ACTIVITY_ID_SIZE];
+};
+
+/* The request has @activity and @related. */
+#define KETW_USER_WRITEV_ACTIVITY	_BITUL(0)
+#define KETW_USER_WRITEV_FLAGS		KETW_USER_WRITEV_ACTIVITY
+
+/* Most iovecs in one KETW_IOC_USER_WRITEV (as writev()'s UIO_MAXIOV). */
+#define KETW_USER_IOV_MAX	1024
+
 /*
  * /dev/ketw_user: a second node, mode 0666, that takes only the user
- * provider ioctls (USER_REGISTER, USER_WRITE, USER_CONFLICT). Opening it
- * needs CAP_SYS_ADMIN in the initial user namespace, or membership of
- * the group given by ketw's module parameter user_gid (default: none).
+ * provider ioctls (USER_REGISTER, USER_WRITE, USER_WRITEV,
+ * USER_CONFLICT). Opening it needs CAP_SYS_ADMIN in the initial user
+ * namespace, or membership of the group given by ketw's module parameter
+ * user_gid (default: none).
  * /dev/ketw (0600), which controls sessions, and ketwfs need
  * CAP_SYS_ADMIN in the initial user namespace: a process that is root
  * only in its own user namespace (a container's) controls nothing.
@@ -1473,5 +1521,6 @@ struct ketw_meta_page {
 #define KETW_IOC_TRIGGER_DEL	_IOW(KETW_IOC_MAGIC, 21, struct ketw_trigger)
 #define KETW_IOC_SET_PIDS	_IOW(KETW_IOC_MAGIC, 22, struct ketw_pid_filter)
 #define KETW_IOC_GET_PIDS	_IOWR(KETW_IOC_MAGIC, 23, struct ketw_pid_filter)
+#define KETW_IOC_USER_WRITEV	_IOW(KETW_IOC_MAGIC, 24, struct ketw_user_writev)
 
 #endif /* _UAPI_LINUX_KETW_H */
