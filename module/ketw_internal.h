@@ -214,14 +214,19 @@ struct ketw_enable_set {
 
 /**
  * struct ketw_ext_src - what the logger knows of an event, for its items
+ * and its record's context
  * @prog_addr: the trace point's program address, or 0.
  * @activity:  its activity id (KETW_ACTIVITY_ID_SIZE bytes), or NULL.
  * @related:   the related activity id, or NULL.
+ * @held:      preemption levels ketw itself holds around the write, on
+ *             the logger's behalf (a long user payload's per-CPU
+ *             buffer): the record's preemption depth leaves them out.
  */
 struct ketw_ext_src {
 	unsigned long prog_addr;
 	const u8 *activity;
 	const u8 *related;
+	unsigned int held;
 };
 
 /**

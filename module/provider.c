@@ -185,7 +185,7 @@ ketw_write_path(struct ketw_provider *prov,
 	ctx = KETW_CTX(pc);
 	/* Once per event, for every session and the ftrace bridge. */
 	if (context)
-		flags |= ketw_record_context(pc, 1);
+		flags |= ketw_record_context(pc, 1 + src->held);
 	outer = this_cpu_read(ketw_writer_ctx);
 	nested = outer == ctx;
 	this_cpu_write(ketw_writer_ctx, ctx);

@@ -145,6 +145,7 @@ static int ketw_uw_read(struct ketw_uw *w,
 	w->src.prog_addr = prog_addr;
 	w->src.activity = NULL;
 	w->src.related = NULL;
+	w->src.held = 0;
 	if (w->flags & KETW_USER_WRITEV_ACTIVITY) {
 		memcpy(w->ids, id, sizeof(id));
 		/* All zero: none, as struct ketw_user_event's. */
@@ -334,6 +335,10 @@ static int ketw_uw_write_long(struct ketw_user_reg *reg,
 			      const struct ketw_uw *w, struct iovec *kv,
 			      size_t total)
 {
+	/* The buffer's preemption off is ours, not the caller's. */
+	struct ketw_ext_src src = { .prog_addr = w->src.prog_addr,
+				    .activity = w->src.activity,
+				    .related = w->src.related, .held = 1 };
 	struct iovec bad;
 	unsigned int tries;
 	size_t len;
@@ -348,8 +353,7 @@ static int ketw_uw_write_long(struct ketw_user_reg *reg,
 		ret = ketw_uw_gather(w, kv, buf, total, &len, &bad);
 		pagefault_enable();
 		if (!ret) {
-			ret = ketw_user_write(reg, &w->desc, buf, len,
-					      &w->src);
+			ret = ketw_user_write(reg, &w->desc, buf, len, &src);
 			preempt_enable();
 			return ret;
 		}

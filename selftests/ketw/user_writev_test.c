@@ -243,6 +243,16 @@ TEST_F_TIMEOUT(uwv, payload_exactly, 120)
 		EXPECT_EQ((uint32_t)getpid(), h->process_id);
 		EXPECT_EQ((uint32_t)gettid(), h->thread_id);
 		EXPECT_EQ(0, h->flags & KETW_RECORD_TRUNCATED);
+		/*
+		 * Logged from a task with preemption on, short or long:
+		 * the kernel's own preemption off (a long payload's per-CPU
+		 * buffer included) is not the caller's.
+		 */
+		EXPECT_EQ(0, h->flags & KETW_RECORD_PREEMPT_MASK)
+			TH_LOG("case %u (%zu B): preemption depth %u", id,
+			       splits[id].len,
+			       (h->flags & KETW_RECORD_PREEMPT_MASK) >>
+			       KETW_RECORD_PREEMPT_SHIFT);
 		len = h->size - KETW_EVENT_HEADER_SIZE;
 		ASSERT_EQ(splits[id].len, len) TH_LOG("case %u", id);
 		p = (const uint8_t *)(h + 1);
