@@ -409,8 +409,9 @@ rb_words(const u8 *guid, const struct ketw_event_descriptor *d)
 
 /*
  * Fill in a record and publish it; the reservation is the caller's. The
- * header goes a word at a time, from the words every session's record of
- * the event shares (@hw) and this record's.
+ * header goes a word at a time: the words every session's record of the
+ * event shares (@ev's, or built here from @guid and @desc), then this
+ * record's.
  */
 static __always_inline void rb_fill_commit(struct ketw_ring *ring,
 					   struct rb_cpu *cb, void *rec,
@@ -545,8 +546,8 @@ static void rb_loop_claim(struct rb_cpu *cb, u32 t, u32 to, u32 n)
 /*
  * Walk the records from the boundary in @*mark (rb_mark(): a position and
  * the records before it) while before @stop and @commit, at most @max of
- * them, moving @*mark over them; true if each header
- * read was of a record still in place (none released meanwhile). Every
+ * them, moving @*mark over them; true if each header read was of a
+ * record still in place (none released meanwhile). Every
  * record from the writers' oldest to commit was written by a writer of
  * this CPU into a data area user space cannot write, so its header is
  * valid to read, unless a nested writer releases and overwrites it while

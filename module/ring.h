@@ -13,14 +13,13 @@
 #include <linux/types.h>
 #include <linux/mm_types.h>
 #include <linux/poll.h>
-#include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <asm/unaligned.h>
 #include <uapi/linux/ketw.h>
-#include <ketw.h>
 
 struct ketw_ring;
+struct ketw_event_descriptor;
 
 /**
  * struct ketw_ring_config - how a ring behaves

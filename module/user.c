@@ -527,7 +527,7 @@ int ketw_user_write(struct ketw_user_reg *reg,
 {
 	struct ketw_provider *prov = &reg->up->prov;
 
-	if (!static_key_enabled(&prov->key))
+	if (!ketw_user_enabled(reg))
 		return 0;
 	if (!reg->user)
 		return ketw_write_flags(prov, desc, data, len,
