@@ -82,7 +82,7 @@ static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
 	u64 seq;
 
 	if (!ev) {
-		ketw_ring_event_init(&one, prov->guid, desc);
+		ketw_ring_event_init(&one, prov->guid, desc, 1);
 		ev = &one;
 	}
 	if (!ketw_ring_store_seq(e->ring, ev, ext, ext_len, data, wlen,
@@ -222,7 +222,7 @@ ketw_write_path(struct ketw_provider *prov,
 	 * event; one session alone writes its header straight.
 	 */
 	if (e < end && set->nr > 1) {
-		ketw_ring_event_init(&ev, prov->guid, desc);
+		ketw_ring_event_init(&ev, prov->guid, desc, set->nr);
 		shared = &ev;
 	}
 	for (; e < end; e++) {

@@ -31,9 +31,11 @@
  * it has seen with no writer in between, so commit never covers a record
  * that is still being written.
  */
+#include <linux/cache.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/prefetch.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -616,12 +618,27 @@ static __always_inline void rb_loop_scan(struct rb_cpu *cb, u32 end)
 }
 
 /*
+ * Writes without the scan (KETW_RING_EVENT_MANY) walk a page of headers
+ * when they release: ask for its lines a page ahead, so that the walk
+ * finds them in the cache, not one miss after another.
+ */
+static void rb_loop_prefetch(struct rb_cpu *cb, u32 from)
+{
+	u32 off;
+
+	for (off = 0; off < RB_RELEASE_AHEAD; off += L1_CACHE_BYTES)
+		prefetch(cb->data + ((from + off) & cb->mask));
+}
+
+/*
  * LOOP: move the writers' oldest over whole records until [end - size,
  * end) is free, and up to RB_RELEASE_AHEAD further while the records are
  * committed: from the scan if it is ahead, walking the rest. If a writer
- * nested in and released meanwhile, oldest moved: start again.
+ * nested in and released meanwhile, oldest moved: start again. @scan:
+ * the writes scan; if not, bring the next page's headers in.
  */
-static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
+static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end,
+					  bool scan)
 {
 	u32 size = cb->mask + 1, limit = end - size;
 	u32 t, to, n, ahead, commit;
@@ -669,6 +686,8 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 			 * orders nothing when the reader had taken them all.
 			 */
 			smp_wmb();
+			if (!scan)
+				rb_loop_prefetch(cb, to);
 			break;
 		}
 	}
@@ -676,13 +695,16 @@ static noinline void rb_loop_release_slow(struct rb_cpu *cb, u32 end)
 
 /*
  * Most writes find room already released: a load and a compare, and a
- * step of the scan.
+ * step of the scan, unless @scan is false (an event for many rings:
+ * KETW_RING_EVENT_MANY).
  */
-static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end)
+static __always_inline void rb_loop_release(struct rb_cpu *cb, u32 end,
+					    bool scan)
 {
 	if (unlikely(rb_before(rb_oldest(cb), end - (cb->mask + 1))))
-		rb_loop_release_slow(cb, end);
-	rb_loop_scan(cb, end);
+		rb_loop_release_slow(cb, end, scan);
+	if (scan)
+		rb_loop_scan(cb, end);
 }
 
 /* @ctx: the KETW_RECORD_* context bits of the writer that logs it. */
@@ -877,7 +899,7 @@ static bool rb_reserve(struct ketw_ring *ring, struct rb_cpu *cb, u32 span,
 	rb_note_ts(cb, ts);
 
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
-		rb_loop_release(cb, end);
+		rb_loop_release(cb, end, true);
 	if (unlikely(start != pos)) {
 		/* The records do not fit before the wrap: pad to it. */
 		struct ketw_event_header *pad = cb->data + (pos & cb->mask);
@@ -999,7 +1021,8 @@ static __always_inline bool rb_write(struct ketw_ring *ring,
 	WRITE_ONCE(cb->seq_hint, seq);
 	rb_note_ts(cb, ts);
 	if (ring->cfg.policy == KETW_POLICY_LOOP)
-		rb_loop_release(cb, end);
+		rb_loop_release(cb, end,
+				!ev || !(ev->clocks & KETW_RING_EVENT_MANY));
 	if (seqp)
 		*seqp = seq;
 	rb_fill_commit(ring, cb, cb->data + (pos & mask), seq, ts, ev, guid,

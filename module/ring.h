@@ -118,8 +118,10 @@ struct ketw_ring_words {
  * struct ketw_ring_event - what every ring's record of one event shares
  * @guid:    its provider's GUID (KETW_GUID_SIZE bytes).
  * @desc:    its descriptor.
- * @clocks:  a bit per clock read so far (BIT(KETW_CLOCK_*)), and
- *           KETW_RING_EVENT_BUILT once the words below are.
+ * @clocks:  a bit per clock read so far (BIT(KETW_CLOCK_*)),
+ *           KETW_RING_EVENT_BUILT once the words below are, and
+ *           KETW_RING_EVENT_MANY if it may go to more than
+ *           KETW_RING_SCAN_RINGS rings.
  * @ts:      the event's time on each clock read so far.
  * @w:       the header's words that every record of it shares.
  *
@@ -138,6 +140,15 @@ struct ketw_ring_event {
 };
 
 #define KETW_RING_EVENT_BUILT	BIT(31)
+#define KETW_RING_EVENT_MANY	BIT(30)
+
+/*
+ * An event for more rings than this leaves out LOOP's per-write scan in
+ * each (the headers a lap behind, one more page touched per ring and
+ * write), and its rings release a page at a time, walking it then
+ * (Documentation/ketw-ring-buffer.rst, "Many sessions").
+ */
+#define KETW_RING_SCAN_RINGS	4
 
 /**
  * ketw_ring_event_init() - prepare an event for the rings that take it
@@ -145,17 +156,19 @@ struct ketw_ring_event {
  * @guid: its provider's GUID (KETW_GUID_SIZE bytes), kept until the last
  *        ketw_ring_store() of @ev.
  * @desc: its descriptor, the same.
+ * @rings: how many rings it may go to, at most.
  *
  * Preemption must be disabled until the last ketw_ring_store() of @ev
  * (the CPU goes in its header).
  */
 static inline void ketw_ring_event_init(struct ketw_ring_event *ev,
 					const u8 *guid,
-					const struct ketw_event_descriptor *desc)
+					const struct ketw_event_descriptor *desc,
+					unsigned int rings)
 {
 	ev->guid = guid;
 	ev->desc = desc;
-	ev->clocks = 0;
+	ev->clocks = rings > KETW_RING_SCAN_RINGS ? KETW_RING_EVENT_MANY : 0;
 }
 
 /* setup */

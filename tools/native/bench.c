@@ -244,7 +244,7 @@ static double timed_multi(unsigned int nr, u32 len, unsigned int n)
 	u64 t0 = now_ns();
 
 	for (i = 0; i < n; i++) {
-		ketw_ring_event_init(&ev, guid, &desc);
+		ketw_ring_event_init(&ev, guid, &desc, nr);
 		for (r = 0; r < nr; r++)
 			ketw_ring_store(multi[r], &ev, NULL, 0, payload, len,
 					0);

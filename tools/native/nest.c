@@ -246,8 +246,13 @@ static void run_op(enum op op)
 		if (op_counter & 1) {
 			struct ketw_ring_event ev;
 
-			/* The shared-event path that N sessions take. */
-			ketw_ring_event_init(&ev, guid, &desc);
+			/*
+			 * The shared-event path that N sessions take; every
+			 * other time as if for many, without the scan.
+			 */
+			ketw_ring_event_init(&ev, guid, &desc,
+					     op_counter & 2 ?
+					     KETW_RING_SCAN_RINGS + 1 : 2);
 			stored += ketw_ring_store(ring, &ev, NULL, 0, pl,
 						  sizeof(pl), 0);
 		} else {

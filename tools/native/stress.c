@@ -325,11 +325,15 @@ static void emit(int ctx)
 	for (k = 0; k < p.ev.fill; k++)
 		p.fill[k] = ev_fill_byte(key, k);
 	p.ev.csum = ev_csum(&p.ev, p.fill);
-	/* Half the events through the shared-event path that N sessions take. */
+	/*
+	 * Half the events through the shared-event path that N sessions
+	 * take, half of those as if for many rings (no scan).
+	 */
 	if (n & 1) {
 		struct ketw_ring_event sev;
 
-		ketw_ring_event_init(&sev, stress_guid, &stress_desc[ctx]);
+		ketw_ring_event_init(&sev, stress_guid, &stress_desc[ctx],
+				     n & 2 ? KETW_RING_SCAN_RINGS + 1 : 2);
 		ok = ketw_ring_store(ring, &sev, NULL, 0, &p,
 				     sizeof(p.ev) + p.ev.fill, flags);
 	} else {
