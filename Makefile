@@ -93,6 +93,8 @@ help:
 	@echo '                disabled call site on this CPU) and frame-host-bench (the live'
 	@echo '                stream'"'"'s framing: frames/s, MB/s, overhead against the file)'
 	@echo '  vm-bench      only the QEMU part of bench'
+	@echo '  vm-profile    where the guest write spends its time: perf samples by part'
+	@echo '                (PROFILE_SIZES=8,64 PROFILE_SESSIONS=1,16; needs linux-perf)'
 	@echo '  bench-compare A=<commit> B=<commit>   the write rows of bench for two'
 	@echo '                commits: both built against the same kernel in'
 	@echo '                build/compare/<sha>/, loaded turn about in one guest boot'
@@ -374,6 +376,18 @@ native-test:
 
 native-bench:
 	$(MAKE) -C tools/native bench
+
+# Where a write's time goes in the guest: perf there, the samples given
+# to the write's parts here (scripts/vm-profile.sh). Needs linux-perf.
+PROFILE_SIZES    ?= 8,64
+PROFILE_SESSIONS ?= 1,16
+.PHONY: vm-profile
+vm-profile: deps
+	$(MAKE) kver
+	$(MAKE) module tools
+	@$(WITH_KERNEL) VMLINUZ="$$VMLINUZ" BUILD=$(BUILD) \
+		BENCH_APPEND="$(BENCH_APPEND)" PROFILE_SIZES="$(PROFILE_SIZES)" \
+		PROFILE_SESSIONS="$(PROFILE_SESSIONS)" $(TOP)/scripts/vm-profile.sh
 
 # Where one native write's time goes (perf, where the host allows it).
 .PHONY: native-profile

@@ -17,7 +17,8 @@
 #
 # With ketwbench=compare on the kernel command line (make bench-compare)
 # the guest runs bench-compare.sh instead: two commits' modules, turn
-# about, in this one boot.
+# about, in this one boot; with ketwbench=profile (make vm-profile),
+# profile.sh: perf samples of the write path.
 set -u
 
 KETW=/ketw/ketw
@@ -39,6 +40,7 @@ NSESSION_KB=1024
 
 case " $(cat /proc/cmdline) " in
 *" ketwbench=compare "*) exec sh $DIR/bench-compare.sh ;;
+*" ketwbench=profile "*) exec sh $DIR/profile.sh ;;
 esac
 # shellcheck source=scripts/guest/bench-lib.sh
 . $DIR/bench-lib.sh

@@ -24,7 +24,7 @@ SIZES=${*:-8 64 256}
 SECONDS=${SECONDS:-5}
 FREQ=${FREQ:-20000}
 
-for tool in perf addr2line nm python3; do
+for tool in perf addr2line objdump python3; do
 	command -v $tool >/dev/null 2>&1 || {
 		echo "profile: $tool not found (perf: apt-get install linux-perf)" >&2
 		exit 2
@@ -34,33 +34,8 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The owner of each part, innermost first wins.
-cat >"$tmp/parts" <<'EOF'
-ketw_clock_mono clock
-rb_clock clock
-rb_event_time clock
-ketw_ring_copy copy
-rb_copy copy
-rb_words header
-rb_pair header
-rb_word0_record header
-rb_fill_commit header
-rb_end commit
-rb_wakeup commit
-rb_loop_release loop
-rb_loop_release_slow loop
-rb_loop_scan loop
-rb_loop_scan_from loop
-rb_loop_walk loop
-rb_loop_claim loop
-rb_loop_count loop
-rb_note_ts order
-rb_no_room reserve
-rb_widen_seq reserve
-rb_write reserve
-rb_write_slow reserve
-ketw_ring_write call
-EOF
+parts=$(dirname "$0")/../../scripts/profile-parts.txt
+mapper=$(dirname "$0")/../../scripts/profile-parts.py
 
 for size in $SIZES; do
 	perf record -q -e cpu-clock -F "$FREQ" -o "$tmp/data" -- \
@@ -70,53 +45,12 @@ for size in $SIZES; do
 	}
 	writes=$(sed -n 's/^bench: \([0-9]*\) writes.*/\1/p' "$tmp/out")
 	ghz=$(sed -n 's/.*, \([0-9.]*\) GHz TSC/\1/p' "$tmp/out")
-	perf script -i "$tmp/data" -F ip,sym,symoff,dso 2>/dev/null >"$tmp/script"
-	nm "$BENCH" >"$tmp/nm"
-	python3 - "$BENCH" "$tmp" "$writes" "$SECONDS" "$ghz" "$size" <<'PY'
-import collections, subprocess, sys
-bench, tmp, writes, secs, ghz, size = sys.argv[1:]
-owner = dict(l.split() for l in open(tmp + '/parts'))
-syms = {}
-for l in open(tmp + '/nm'):
-    f = l.split()
-    if len(f) == 3 and f[1] in 'tT':
-        syms[f[2]] = int(f[0], 16)
-cnt = collections.Counter()
-for l in open(tmp + '/script'):
-    f = l.split()
-    if len(f) < 3 or '+0x' not in f[1] or not f[2].endswith('/bench)'):
-        continue
-    name, off = f[1].split('+')
-    if name in syms:
-        cnt[syms[name] + int(off, 16)] += 1
-addrs = sorted(cnt)
-out = subprocess.run(['addr2line', '-i', '-f', '-a', '-e', bench],
-                     input='\n'.join('0x%x' % a for a in addrs),
-                     capture_output=True, text=True).stdout.splitlines()
-part, cur, fn = {}, None, False
-for l in out:
-    if l.startswith('0x'):
-        cur = int(l, 16); part[cur] = None; fn = True
-    elif fn:
-        if part[cur] is None and l in owner:
-            part[cur] = owner[l]
-        fn = False
-    else:
-        fn = True
-s = collections.Counter()
-for a, n in cnt.items():
-    s[part.get(a) or 'other'] += n
-tot = sum(s.values())
-nsev = float(secs) * 1e9 / int(writes)
-print('ketw_ring_write(), %s B payload: %.1f ns an event under perf (%d samples)'
-      % (size, nsev, tot))
-print('  %-10s %7s %8s %8s' % ('part', 'share', 'ns', 'cycles'))
-for p in 'clock reserve order loop header copy commit call other'.split():
-    if p in s:
-        sh = s[p] / tot
-        print('  %-10s %6.1f%% %8.1f %8.0f' % (p, 100 * sh, nsev * sh,
-                                               nsev * sh * float(ghz)))
-PY
+	ns=$(awk -v s="$SECONDS" -v w="$writes" 'BEGIN { printf "%.3f", s * 1e9 / w }')
+	perf script -i "$tmp/data" -F ip,sym,symoff,dso 2>/dev/null |
+		awk '{ print $2, $3 }' | sort | uniq -c |
+		python3 "$mapper" --binary "$BENCH" --parts "$parts" --dso "/$(basename "$BENCH"))" \
+			--ns "$ns" --ghz "$ghz" \
+			--title "ketw_ring_write(), $size B payload: $ns ns an event under perf"
 	echo
 done
 cat <<'EOF'
