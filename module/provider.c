@@ -311,6 +311,7 @@ int ketw_write_gated(struct ketw_provider *prov,
  *
  * Return: the number of sessions that stored the event.
  */
+KETW_HOT_TEXT
 int __ketw_write(struct ketw_provider *prov,
 		 const struct ketw_event_descriptor *desc,
 		 const void *data, size_t len)

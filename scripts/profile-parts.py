@@ -24,15 +24,50 @@ ORDER = ('context filter dispatch clock reserve order loop header copy '
 
 
 def text_symbols(binary):
-    """Symbols of .text: only there are nm's addresses addr2line's."""
+    """Functions of the executable sections: {name: (section, address)}.
+
+    In a relocatable object (a .ko) every section starts at 0, so an
+    address means something only with its section (addr2line -j).
+    """
     out = subprocess.run(['objdump', '-t', binary], capture_output=True,
                          text=True, check=True).stdout
     syms = {}
     for line in out.splitlines():
         f = line.split()
-        if len(f) >= 6 and f[-3] == '.text' and 'F' in f[1:-3]:
-            syms[f[-1]] = int(f[0], 16)
+        if len(f) >= 6 and f[-3].startswith('.text') and 'F' in f[1:-3]:
+            syms[f[-1]] = (f[-3], int(f[0], 16))
     return syms
+
+
+def is_relocatable(binary):
+    out = subprocess.run(['readelf', '-h', binary], capture_output=True,
+                         text=True, check=True).stdout
+    return any(l.split()[:1] == ['Type:'] and 'REL' == l.split()[1]
+               for l in out.splitlines())
+
+
+def inline_chains(binary, section, addrs):
+    """{address: [functions of its inline chain, innermost first]}."""
+    cmd = ['addr2line', '-i', '-f', '-a', '-e', binary]
+    if section:
+        cmd[1:1] = ['-j', section]
+    out = subprocess.run(cmd, input='\n'.join('0x%x' % x for x in addrs),
+                         capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    # addr2line -a -f -i: the address, then function and file:line pairs,
+    # innermost first.
+    chains, cur, fn = {}, None, False
+    for line in out:
+        if line.startswith('0x'):
+            cur = int(line, 16)
+            chains[cur] = []
+            fn = True
+        elif fn:
+            chains[cur].append(line)
+            fn = False
+        else:
+            fn = True
+    return chains
 
 
 def main():
@@ -56,6 +91,7 @@ def main():
         if len(f) == 2 and not line.startswith('#'):
             owner[f[0]] = f[1]
     syms = text_symbols(a.binary)
+    rel = is_relocatable(a.binary)
     mine = collections.Counter()
     outside = collections.Counter()
     for line in sys.stdin:
@@ -65,29 +101,17 @@ def main():
         n, symoff, dso = int(f[0]), f[1], ' '.join(f[2:])
         name, _, off = symoff.partition('+')
         if a.dso in dso and name in syms and off.startswith('0x'):
-            mine[syms[name] + int(off, 16)] += n
+            sec, addr = syms[name]
+            mine[(sec if rel else None, addr + int(off, 16))] += n
         else:
             outside[name] += n
 
-    addrs = sorted(mine)
-    out = subprocess.run(['addr2line', '-i', '-f', '-a', '-e', a.binary],
-                         input='\n'.join('0x%x' % x for x in addrs),
-                         capture_output=True, text=True,
-                         check=True).stdout.splitlines()
-    # addr2line -a -f -i: the address, then function and file:line pairs,
-    # innermost first.
-    part, cur, fn = {}, None, False
-    for line in out:
-        if line.startswith('0x'):
-            cur = int(line, 16)
-            part[cur] = None
-            fn = True
-        elif fn:
-            if part[cur] is None and line in owner:
-                part[cur] = owner[line]
-            fn = False
-        else:
-            fn = True
+    part = {}
+    for sec in {k[0] for k in mine}:
+        addrs = sorted(x for s, x in mine if s == sec)
+        for x, chain in inline_chains(a.binary, sec, addrs).items():
+            part[(sec, x)] = next((owner[fn] for fn in chain
+                                   if fn in owner), None)
     total = collections.Counter()
     for x, n in mine.items():
         total[part.get(x) or 'other'] += n

@@ -41,6 +41,7 @@ typedef unsigned int gfp_t;
 #define __uninitialized
 #define __packed	__attribute__((__packed__))
 #define __aligned(x)	__attribute__((__aligned__(x)))
+#define __section(s)	__attribute__((__section__(s)))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define barrier()	__asm__ __volatile__("" ::: "memory")
