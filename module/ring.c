@@ -1117,7 +1117,7 @@ bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
  *
  * Return: true if stored, false if counted lost.
  */
-KETW_HOT_TEXT_FIRST
+KETW_HOT_TEXT __aligned(PAGE_SIZE)
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
 		     const void *ext, u32 ext_len,

@@ -51,7 +51,6 @@ struct ketw_ring_config {
  * "Code layout").
  */
 #define KETW_HOT_TEXT		__section(".text.ketw_hot")
-#define KETW_HOT_TEXT_FIRST	KETW_HOT_TEXT __aligned(PAGE_SIZE)
 
 /* ketw_ring_write() flag: UNTIL_FULL may use its system reserve. */
 #define KETW_RING_USE_RESERVE	BIT(16)
