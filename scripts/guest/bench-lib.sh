@@ -12,6 +12,15 @@ PARAMS=/sys/module/ketw_bench/parameters
 
 mark() { echo "@@KETW@@ $*"; }
 
+# die MESSAGE: stop the script ($TAG names it), leaving no session and no
+# ketw_bench behind.
+die() {
+	echo "${TAG:-bench}: FAILED: $*"
+	${KETW:-/ketw/ketw} reset --all --yes >/dev/null 2>&1
+	[ ! -d "$PARAMS" ] || rmmod ketw_bench
+	exit 1
+}
+
 # bench_try ARGS: one ketw_bench command; its result line in $res. Fails
 # if ketw_bench refused it (a command this version lacks: EINVAL) or the
 # measurement failed (dmesg says why).

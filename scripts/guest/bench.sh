@@ -45,13 +45,6 @@ esac
 # shellcheck source=scripts/guest/bench-lib.sh
 . $DIR/bench-lib.sh
 
-die() {
-	echo "bench: FAILED: $*"
-	$KETW reset --all --yes >/dev/null 2>&1
-	[ ! -d "$PARAMS" ] || rmmod ketw_bench
-	exit 1
-}
-
 # cmd ARGS: run one ketw_bench command; sets $res to its result line.
 cmd() { bench_try "$@" || die "ketw_bench '$*' (see dmesg)"; }
 

@@ -23,6 +23,7 @@ set -u
 
 KETW=/ketw/ketw
 DIR=/ketw/bench
+TAG=profile
 SIZES="8 64"
 NSESSIONS="1 16"
 EVENTS=1000000
@@ -36,13 +37,6 @@ for arg in $(cat /proc/cmdline); do
 done
 # shellcheck source=scripts/guest/bench-lib.sh
 . $DIR/bench-lib.sh
-
-die() {
-	echo "profile: FAILED: $*"
-	$KETW reset --all --yes >/dev/null 2>&1
-	[ ! -d "$PARAMS" ] || rmmod ketw_bench
-	exit 1
-}
 
 command -v perf >/dev/null || die "no perf in the guest (make vm-profile adds the host's)"
 insmod $DIR/ketw_bench.ko || die "insmod ketw_bench.ko"

@@ -7,6 +7,7 @@
  * memory comes back when they go.
  */
 #include "ketw_test.h"
+#include <limits.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -215,16 +216,23 @@ static long long settled_avail(void)
 /*
  * With the cap out of the way, sessions of 64 MiB a CPU until refusal:
  * ENOMEM from the look at available memory, before the OOM killer wakes;
- * then a normal session still records. Done twice: the second round
- * takes as many sessions, and leaves as much memory, as the first (the
- * first may grow caches that stay: per-CPU chunks, vmalloc page tables).
+ * then a normal session still records. Done ROUNDS times: every round
+ * takes as many sessions as the first, and the memory comes back. The
+ * first round may grow caches that stay (per-CPU chunks, vmalloc page
+ * tables), and in a full suite MemAvailable wanders by about 10 MiB
+ * between rounds with what else the guest does, either way; a leak of
+ * L a round takes L, 2L, 3L from the rounds after the first. So: the
+ * best of those rounds within 8 MiB of the first.
  */
+#define ROUNDS	4
+
 TEST_F_TIMEOUT(mem, until_refused_no_oom, 300)
 {
-	long long avail[3], used0, total = meminfo_kb("MemTotal");
+	long long avail[ROUNDS + 1], used0, total = meminfo_kb("MemTotal");
+	long long least = LLONG_MAX;
 	struct ketw_session_attr a;
 	struct drained d = { 0 };
-	int round, n[2], err, fd2;
+	int round, n[ROUNDS], err, fd2;
 	char cap[32];
 
 	ASSERT_EQ(0, oom_in_log());
@@ -232,19 +240,21 @@ TEST_F_TIMEOUT(mem, until_refused_no_oom, 300)
 	ASSERT_EQ(0, write_str(PARAM("max_buffer_kb"), cap));
 	used0 = read_ll(REPORT("buffer_used_kb"));
 	avail[0] = meminfo_kb("MemAvailable");
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < ROUNDS; round++) {
 		n[round] = fill(self->fd, &err);
 		EXPECT_EQ(-ENOMEM, err) TH_LOG("session %d: %s", n[round],
 						strerror(-err));
 		EXPECT_LT(0, n[round]);
+		EXPECT_GE(1, abs(n[0] - n[round]));
 		EXPECT_EQ(0, oom_in_log());
 		EXPECT_EQ(0, unfill(self->fd, n[round]));
 		avail[round + 1] = settled_avail();
+		if (round && avail[1] - avail[round + 1] < least)
+			least = avail[1] - avail[round + 1];
+		TH_LOG("round %d: %d sessions of 64 MiB a CPU before ENOMEM; MemAvailable %lld KiB (before: %lld)",
+		       round + 1, n[round], avail[round + 1], avail[0]);
 	}
-	TH_LOG("%d then %d sessions of 64 MiB a CPU before ENOMEM; MemAvailable %lld, %lld, %lld KiB",
-	       n[0], n[1], avail[0], avail[1], avail[2]);
-	EXPECT_GE(1, abs(n[0] - n[1]));
-	EXPECT_GT(8 * 1024, avail[1] - avail[2]);
+	EXPECT_GT(8 * 1024, least);
 	EXPECT_EQ(used0, read_ll(REPORT("buffer_used_kb")));
 
 	/* The machine works: a small session records and reads back. */
