@@ -160,7 +160,7 @@ static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 
 /*
  * The write path. @context: add the caller's context bits to @flags
- * (only the bench's __ketw_write_noctx() leaves them out, to time them).
+ * (only the bench's __ketw_write_bench() leaves them out, to time them).
  * A @gate, if any, is asked once, and only when some session takes the
  * event after its filters (or the ftrace event is on): if it refuses,
  * nothing is logged and the result is -EAGAIN.
@@ -354,29 +354,33 @@ int __ketw_write_activity(struct ketw_provider *prov,
 EXPORT_SYMBOL_GPL(__ketw_write_activity);
 
 /**
- * __ketw_write_noctx() - __ketw_write() without the context bits
- * @prov: a registered provider.
- * @desc: the event's descriptor.
- * @data: the payload.
- * @len:  its length in bytes.
+ * __ketw_write_bench() - __ketw_write(), with or without the context bits
+ * @prov:    a registered provider.
+ * @desc:    the event's descriptor.
+ * @data:    the payload.
+ * @len:     its length in bytes.
+ * @context: compute the context bits, or leave them out.
  *
  * For ketw_bench only, which times the write path with and without the
- * computation of the execution context: its records claim task context,
- * interrupts on, depth 0, whatever the truth. Nothing else may call it.
+ * computation of the execution context through this one function, so
+ * that both run the same code from the same place (__ketw_write() sits in
+ * a page of its own with ketw_ring_write(), which would favour it).
+ * Records written with @context false claim task context, interrupts on,
+ * depth 0, whatever the truth. Nothing else may call it.
  * Context: any, NMI included; takes no lock.
  *
  * Return: the number of sessions that stored the event.
  */
-int __ketw_write_noctx(struct ketw_provider *prov,
+int __ketw_write_bench(struct ketw_provider *prov,
 		       const struct ketw_event_descriptor *desc,
-		       const void *data, size_t len)
+		       const void *data, size_t len, bool context)
 {
 	struct ketw_ext_src src = { .prog_addr = _RET_IP_ };
 
-	return ketw_write_path(prov, desc, data, len, 0, &src, false, NULL,
+	return ketw_write_path(prov, desc, data, len, 0, &src, context, NULL,
 			       NULL);
 }
-EXPORT_SYMBOL_GPL(__ketw_write_noctx);
+EXPORT_SYMBOL_GPL(__ketw_write_bench);
 
 static bool ketw_is_user(const struct ketw_provider *prov)
 {

@@ -118,7 +118,7 @@ want=$(awk -F'\t' '$3 ~ /module\/ketw$/ { print $1, $2 }' "$top/Module.symvers" 
 got=$(awk -F'\t' '$3 == "ketw" { print $1, $2 }' "$root/$src/$KVER/Module.symvers" | sort)
 expect "Module.symvers: ketw's exports and CRCs, module \"ketw\"" "$want" "$got"
 expect "Module.symvers: the six exports" \
-	"__ketw_write __ketw_write_activity __ketw_write_noctx ketw_clock_mono_ns ketw_provider_register ketw_provider_unregister" \
+	"__ketw_write __ketw_write_activity __ketw_write_bench ketw_clock_mono_ns ketw_provider_register ketw_provider_unregister" \
 	"$(cut -f2 "$root/$src/$KVER/Module.symvers" | sort | xargs)"
 
 check "the installed uapi header compiles in user space (-I PREFIX/include)" \
@@ -283,7 +283,7 @@ expect "ketw_oot.ko depends on ketw" "ketw" "$(modinfo -F depends "$ko" 2>&1)"
 expect "ketw_oot.ko is for $KVER" "$KVER" "$(modinfo -F vermagic "$ko" 2>&1 | cut -d' ' -f1)"
 # Its symbol versions are ketw's: modprobe would refuse it otherwise.
 want=$(cut -f1,2 --output-delimiter=' ' "$root/$src/$KVER/Module.symvers" |
-	grep -v -e ketw_clock_mono_ns -e __ketw_write_activity -e __ketw_write_noctx | sort)
+	grep -v -e ketw_clock_mono_ns -e __ketw_write_activity -e __ketw_write_bench | sort)
 got=$(modversions "$ko" | grep ketw | sort)
 expect "ketw_oot.ko's __versions: ketw's CRCs from the staged Module.symvers" "$want" "$got"
 # Nothing of the tree went into it: every header is the kernel's or ROOT's.

@@ -17,10 +17,10 @@
  *   write SIZE         ketw_write() of SIZE payload bytes into the running
  *                      session(s), on CPU "cpu"; "sessions" says how many
  *                      take each event (each stores a record of it).
- *   context SIZE       the same against __ketw_write_noctx(), the write
- *                      path without the computation of the execution
- *                      context, runs interleaved: what the context bits
- *                      of every record cost.
+ *   context SIZE       __ketw_write_bench() with the computation of the
+ *                      execution context and without, the same function
+ *                      (so the same code layout), runs interleaved: what
+ *                      the context bits of every record cost.
  *   pairs SIZE...      up to BENCH_MAX_SIZES payload sizes, "reps" rounds:
  *                      in each, for every size, one mixed run of
  *                      ketw_write() of SIZE bytes, ftrace's write of SIZE
@@ -147,7 +147,8 @@ MODULE_PARM_DESC(scale_ms, "length of one scaling run in ms (default 400)");
 
 enum bench_kind {
 	BENCH_KETW,		/* ketw_write(), a session running */
-	BENCH_KETW_NOCTX,	/* the same without the context bits */
+	BENCH_KETW_CTX,		/* __ketw_write_bench(), context bits on */
+	BENCH_KETW_NOCTX,	/* the same function, context bits off */
 	BENCH_FTRACE,		/* reserve, memcpy, commit on ftrace's buffer */
 	BENCH_DIS_WRITE,	/* ketw_write(), no session running */
 	BENCH_DIS_EMPTY,	/* an empty noinline function instead */
@@ -224,12 +225,14 @@ static u64 bench_chunk(enum bench_kind kind, u32 size, struct trace_buffer *rb,
 		for (i = 0; i < n; i++)
 			stored += ketw_write(&bench_prov, &bench_ev, data, len);
 		break;
+	case BENCH_KETW_CTX:
 	case BENCH_KETW_NOCTX:
 		for (i = 0; i < n; i++)
 			if (ketw_enabled(&bench_prov))
-				stored += __ketw_write_noctx(&bench_prov,
+				stored += __ketw_write_bench(&bench_prov,
 							     &bench_ev, data,
-							     len);
+							     len,
+							     kind == BENCH_KETW_CTX);
 		break;
 	case BENCH_FTRACE:
 		for (i = 0; i < n; i++) {
@@ -417,7 +420,8 @@ static int bench_check_stored(enum bench_kind kind, u64 stored, u64 events)
 {
 	u64 want = events;
 
-	if (kind == BENCH_KETW || kind == BENCH_KETW_NOCTX)
+	if (kind == BENCH_KETW || kind == BENCH_KETW_CTX ||
+	    kind == BENCH_KETW_NOCTX)
 		want *= max(bench_sessions, 1U);
 	else if (kind != BENCH_FTRACE)
 		return 0;
@@ -601,7 +605,8 @@ static int bench_cmd_write(u32 size)
  */
 static int bench_cmd_context(u32 size)
 {
-	static const enum bench_kind kinds[] = { BENCH_KETW, BENCH_KETW_NOCTX };
+	static const enum bench_kind kinds[] = { BENCH_KETW_CTX,
+						 BENCH_KETW_NOCTX };
 	u64 v[ARRAY_SIZE(kinds)][BENCH_MAX_REPS], med[ARRAY_SIZE(kinds)];
 	u64 warm = bench_warm_events(KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE +
 						      size));

@@ -143,10 +143,10 @@ int __ketw_write_activity(struct ketw_provider *prov,
 			  const struct ketw_event_descriptor *desc,
 			  const u8 *activity, const u8 *related,
 			  const void *data, size_t len);
-/* ketw_bench only: the same without the context bits (provider.c). */
-int __ketw_write_noctx(struct ketw_provider *prov,
+/* ketw_bench only: the same, with or without the context bits (provider.c). */
+int __ketw_write_bench(struct ketw_provider *prov,
 		       const struct ketw_event_descriptor *desc,
-		       const void *data, size_t len);
+		       const void *data, size_t len, bool context);
 u64 ketw_clock_mono_ns(void);
 
 /**

@@ -201,7 +201,7 @@ ROWSPEC=/tmp/compare.rows
 	for s in $SIZES; do echo "rel_$s|  write $s B / ftrace $s B, same load|1000"; done
 	for s in $SIZES; do echo "local_$s|  same, clock LOCAL, $s B|1000"; done
 	echo "ctx_64|write 64 B with context (ns/event)|1000"
-	echo "noctx_64|  without (__ketw_write_noctx)|1000"
+	echo "noctx_64|  without the context bits|1000"
 	for it in $ITEMS; do echo "item_$it|64 B write + item $it|1000"; done
 	for n in $NSESSIONS; do echo "nsess_$n|64 B event, $n LOOP session(s)|1000"; done
 	for n in $NSESSIONS; do

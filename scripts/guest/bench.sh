@@ -472,9 +472,10 @@ noise: the reference loop (a chain of multiplies, no memory, no clock)
 disabled: ketw_write() with no session (static branch NOP) in a loop vs the
   loop with the call compiled out, and vs a call to an empty noinline
   function; fastest of 15 runs of 2000000 turns each.
-context: ketw_write() of 64 B vs __ketw_write_noctx(), the same write path
-  without computing the record's execution context (preempt_count(), the
-  flags register, TIF_NEED_RESCHED); medians of 15 mixed runs (the two
+context: a 64 B write through __ketw_write_bench() with and without
+  computing the record's execution context (preempt_count(), the flags
+  register, TIF_NEED_RESCHED): one function, so both sides have the same
+  code layout (ketw_write() itself sits in a page of its own); medians of 15 mixed runs (the two
   by turns in chunks of about 200 us); the ratio is the context's cost
   (target: at most 3 %). TCG emulates PUSHF by rebuilding EFLAGS from its
   lazy condition codes, so this guest figure overstates it; native-bench
