@@ -328,9 +328,13 @@ mark "RMMOD ketw_bench.ko rc=$rc"
 [ $rc = 0 ] || die "rmmod ketw_bench"
 
 n=$(fig ncpus)
+# Issue 27's targets: 8 B at most half of ftrace's write, larger
+# payloads (which ketw copies 8 bytes a move) at most 0.4 of it.
 for s in $SIZES; do
+	t=0.4
+	[ "$s" -gt 8 ] || t=0.5
 	row "write, $s B payload (ns/event)" "$(fig "ketw_$s")" \
-		"$(fig "ftrace_$s")" 1000 '<=' 0.5 p
+		"$(fig "ftrace_$s")" 1000 '<=' "$t" p
 done
 for s in $SIZES; do
 	row "  same, ketw clock LOCAL, $s B" "$(fig "ketw_local_$s")" \
