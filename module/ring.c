@@ -1796,6 +1796,20 @@ void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
 }
 
 /**
+ * ketw_ring_full_called() - was on_full called since the last rearm?
+ * @ring: the ring.
+ *
+ * For the work that on_full queues: once ketw_ring_rearm() has armed the
+ * ring for a new run, that work belongs to a run that is over.
+ *
+ * Return: true if on_full was called and the ring not rearmed since.
+ */
+bool ketw_ring_full_called(struct ketw_ring *ring)
+{
+	return atomic_read(&ring->full) == RB_FULL_CALLED;
+}
+
+/**
  * ketw_ring_full() - POSIX full status
  * @ring:     the ring.
  * @max_span: the largest record the session stores.

@@ -241,5 +241,6 @@ void ketw_ring_read_end(struct ketw_ring *ring);
 void ketw_ring_stats_cpu(struct ketw_ring *ring, int cpu,
 			 struct ketw_cpu_stats *st);
 bool ketw_ring_full(struct ketw_ring *ring, u32 max_span);
+bool ketw_ring_full_called(struct ketw_ring *ring);
 
 #endif /* _KETW_RING_H */

@@ -674,7 +674,13 @@ static void ketw_session_auto_stop(struct work_struct *work)
 	/* A fill after this point queues the work again. */
 	atomic_set(&s->auto_stop_queued, 0);
 	mutex_lock(&ketw_mutex);
-	if (!s->destroyed && s->state == KETW_STATE_RUNNING) {
+	/*
+	 * Only the run that filled: one stopped and started again since
+	 * (its START rearmed the ring, under ketw_mutex) is not full, unless
+	 * it filled too, and then on_full was called for it.
+	 */
+	if (!s->destroyed && s->state == KETW_STATE_RUNNING &&
+	    ketw_ring_full_called(s->ring)) {
 		__ketw_session_stop(s, KETW_STOP_FULL);
 		s->auto_stopped = true;
 	}

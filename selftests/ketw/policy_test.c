@@ -6,6 +6,7 @@
  */
 #include "ketw_test.h"
 #include <poll.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <pthread.h>
@@ -148,6 +149,54 @@ TEST_F(pol, until_full_stops_itself)
 	EXPECT_EQ(cs.lost_full, gaps);
 	EXPECT_EQ(cs.lost_full, resumed);
 	EXPECT_EQ(cs.sequence, cs.written + cs.lost_full);
+}
+
+/*
+ * UNTIL_FULL: the auto-stop that filling a run queues belongs to that run.
+ * Stopped by hand before the auto-stop work ran, emptied and started
+ * again, the session keeps running. To come in before the work, this
+ * thread runs SCHED_FIFO on CPU 0, where the full buffer's irq_work
+ * queues the work (ketw's workqueue is per-CPU): the worker waits until
+ * the thread sleeps, after the new START.
+ */
+TEST_F(pol, until_full_restart_outlives_the_last_auto_stop)
+{
+	struct sched_param fifo = { .sched_priority = 10 };
+	struct sched_param other = { .sched_priority = 0 };
+	struct ketw_session_attr a;
+	int round, raced = 0, stopped = 0;
+
+	self->attr.buffer_kb = 4;
+	self->attr.policy = KETW_POLICY_UNTIL_FULL;
+	ASSERT_EQ(0, session_start(self->fd, &self->attr));
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+	for (round = 0; round < 20; round++) {
+		ASSERT_EQ(0, sample_emit(200));
+		if (ketw_ref(self->fd, KETW_IOC_STOP, SESSION)) {
+			/* The work came first: this round tells nothing. */
+			ASSERT_EQ(EALREADY, errno);
+		} else {
+			raced++;
+		}
+		free(self->d.buf);
+		memset(&self->d, 0, sizeof(self->d));
+		ASSERT_EQ(0, drain(self->fd, &self->d));
+		ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
+		/* Let the worker run; this run stores nothing, fills nothing. */
+		usleep(20000);
+		ketw_attr_init(&a, SESSION);
+		ASSERT_EQ(0, ioctl(self->fd, KETW_IOC_GET_ATTR, &a));
+		if (a.state != KETW_STATE_RUNNING) {
+			stopped++;
+			ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START,
+					      SESSION));
+		}
+	}
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	TH_LOG("%d of %d rounds stopped by hand before the auto-stop; %d new runs stopped by the last one's",
+	       raced, round, stopped);
+	EXPECT_LT(0, raced);
+	EXPECT_EQ(0, stopped);
 }
 
 /*
