@@ -335,15 +335,15 @@ static int ketw_uw_write_long(struct ketw_user_reg *reg,
 			      const struct ketw_uw *w, struct iovec *kv,
 			      size_t total)
 {
-	/* The buffer's preemption off is ours, not the caller's. */
-	struct ketw_ext_src src = { .prog_addr = w->src.prog_addr,
-				    .activity = w->src.activity,
-				    .related = w->src.related, .held = 1 };
+	struct ketw_ext_src src = w->src;
 	struct iovec bad;
 	unsigned int tries;
 	size_t len;
 	void *buf;
 	int ret;
+
+	/* The buffer's preemption off is ours, not the caller's. */
+	src.held = 1;
 
 	for (tries = 0; tries < KETW_UW_FAULT_TRIES; tries++) {
 		buf = ketw_uw_bounce_get();
