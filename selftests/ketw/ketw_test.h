@@ -716,6 +716,16 @@ static inline int cpu_stats(int fd, const char *name, unsigned int cpu,
 	return ioctl(fd, KETW_IOC_CPU_STATS, st) ? -errno : 0;
 }
 
+/* KETW_IOC_STATUS of session @name: 0 or -errno. */
+static inline int session_status(int fd, const char *name,
+				 struct ketw_session_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	return ioctl(fd, KETW_IOC_STATUS, st) ? -errno : 0;
+}
+
 /* One CPU's buffer mapped: the meta page (rw) and the data area (ro). */
 struct mcpu {
 	struct ketw_meta_page *meta;

@@ -180,10 +180,7 @@ static void until_full_stopped_itself(struct __test_metadata *_metadata,
 		TH_LOG("%s = %s: STOP: %s", field, value, strerror(err));
 	ASSERT_EQ(EALREADY, err)
 		TH_LOG("%s = %s: STOP: %s", field, value, strerror(err));
-	memset(&st, 0, sizeof(st));
-	st.size = sizeof(st);
-	snprintf(st.name, sizeof(st.name), "%s", SESSION);
-	ASSERT_EQ(0, ioctl(fd, KETW_IOC_STATUS, &st));
+	ASSERT_EQ(0, session_status(fd, SESSION, &st));
 	ASSERT_EQ(1, st.auto_stopped)
 		TH_LOG("%s = %s: stopped, but not by itself", field, value);
 }

@@ -100,15 +100,6 @@ static int get_pids(int fd, int32_t *pids, uint32_t *count, uint32_t *flags)
 	return 0;
 }
 
-static int status_of(int fd, const char *session,
-		     struct ketw_session_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	snprintf(st->name, sizeof(st->name), "%s", session);
-	return ioctl(fd, KETW_IOC_STATUS, st) ? -errno : 0;
-}
-
 static int has_pid(const int32_t *pids, uint32_t n, int32_t pid)
 {
 	for (uint32_t i = 0; i < n; i++)
@@ -550,7 +541,7 @@ TEST_F(pids, ended_process_leaves)
 	/* Smallest first. */
 	EXPECT_EQ(a.pid < b.pid ? a.pid : b.pid, pids[0]);
 	EXPECT_EQ(a.pid < b.pid ? b.pid : a.pid, pids[1]);
-	ASSERT_EQ(0, status_of(self->fd, SESSION, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(2, st.pids);
 
 	EXPECT_EQ(0, proc_end(&a));
@@ -558,7 +549,7 @@ TEST_F(pids, ended_process_leaves)
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(b.pid, pids[0]);
 	EXPECT_EQ(KETW_PIDS_ACTIVE, fl);
-	ASSERT_EQ(0, status_of(self->fd, SESSION, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(1, st.pids);
 
 	/* All gone: the filter stays, empty, and takes nothing. */
@@ -640,7 +631,7 @@ TEST_F_TIMEOUT(pids, full_filter, 240)
 	last = result();
 	ASSERT_LT(0, first);
 	ASSERT_LT(0, last);
-	ASSERT_EQ(0, status_of(self->fd, SESSION, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(KETW_PIDS_MAX, st.pids);
 	EXPECT_EQ(FULL_KIDS - (KETW_PIDS_MAX - 1), st.pids_dropped);
 	ASSERT_EQ(0, get_pids(self->fd, pids, &n, &fl));
@@ -663,7 +654,7 @@ TEST_F_TIMEOUT(pids, full_filter, 240)
 	late = result();
 	ASSERT_LT(0, late);
 	EXPECT_EQ(0, proc_end(&p));
-	ASSERT_EQ(0, status_of(self->fd, SESSION, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(0, st.pids);
 	EXPECT_EQ(FULL_KIDS - (KETW_PIDS_MAX - 1), st.pids_dropped);
 	ASSERT_EQ(0, stop_drain(self->fd, &self->d));
@@ -725,7 +716,7 @@ TEST_F_TIMEOUT(pids, inherit_churn, 240)
 	ASSERT_EQ(0, get_pids(self->fd, pids, &n, &fl));
 	EXPECT_EQ(1, n);
 	EXPECT_EQ(p.pid, pids[0]);
-	ASSERT_EQ(0, status_of(self->fd, SESSION, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(1, st.pids);
 	EXPECT_EQ(0, st.pids_dropped);
 	proc_go(&b);
@@ -1401,7 +1392,7 @@ TEST_F(pids, resume_keeps_records)
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	EXPECT_EQ(-1, ketw_ref(self->fd, KETW_IOC_START, SESSION));
 	EXPECT_EQ(EBUSY, errno);
-	ASSERT_EQ(0, status_of(self->fd, SESSION, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(KETW_STATE_RUNNING, st.state);
 	ASSERT_EQ(0, sample_emit(2));
 	ASSERT_EQ(0, stop_drain(self->fd, &self->d));
@@ -1426,7 +1417,7 @@ TEST_F(pids, resume_until_full)
 	ASSERT_EQ(0, session_start(fd, &a));
 	for (i = 0; i < 100; i++) {
 		sample_emit(10);
-		ASSERT_EQ(0, status_of(fd, SESSION2, &st));
+		ASSERT_EQ(0, session_status(fd, SESSION2, &st));
 		if (st.state == KETW_STATE_SUSPENDED)
 			break;
 		usleep(10000);
@@ -1436,13 +1427,13 @@ TEST_F(pids, resume_until_full)
 	/* Still full: not resumed, nothing logged. */
 	EXPECT_EQ(-1, ketw_ref(fd, KETW_IOC_START, SESSION2));
 	EXPECT_EQ(ENOSPC, errno);
-	ASSERT_EQ(0, status_of(fd, SESSION2, &st));
+	ASSERT_EQ(0, session_status(fd, SESSION2, &st));
 	EXPECT_EQ(KETW_STATE_SUSPENDED, st.state);
 	EXPECT_EQ(KETW_FULL_FULL, st.full_status);
 	/* Drained: resumed. */
 	ASSERT_EQ(0, drain(fd, &d));
 	EXPECT_EQ(0, ketw_ref(fd, KETW_IOC_START, SESSION2));
-	ASSERT_EQ(0, status_of(fd, SESSION2, &st));
+	ASSERT_EQ(0, session_status(fd, SESSION2, &st));
 	EXPECT_EQ(KETW_STATE_RUNNING, st.state);
 	EXPECT_EQ(0, st.auto_stopped);
 	EXPECT_EQ(KETW_FULL_NOT_FULL, st.full_status);

@@ -39,14 +39,6 @@ FIXTURE_TEARDOWN(pol)
 	free(self->d.buf);
 }
 
-static int status(int fd, struct ketw_session_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	snprintf(st->name, sizeof(st->name), "%s", SESSION);
-	return ioctl(fd, KETW_IOC_STATUS, st) ? -errno : 0;
-}
-
 /* Wait up to @ms for the session to reach @state (GET_ATTR: no reset). */
 static int wait_state(int fd, uint32_t state, int ms)
 {
@@ -91,14 +83,14 @@ TEST_F(pol, until_full_stops_itself)
 	EXPECT_EQ(-1, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
 	EXPECT_EQ(EALREADY, errno);
 
-	ASSERT_EQ(0, status(self->fd, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(KETW_STATE_SUSPENDED, st.state);
 	EXPECT_EQ(KETW_FULL_FULL, st.full_status);
 	EXPECT_EQ(1, st.auto_stopped);
 	EXPECT_EQ(KETW_OVERRUN_OVERRUN, st.overrun_status);
 	EXPECT_LT(0, st.lost);
 	/* Reading the status resets the overrun status. */
-	ASSERT_EQ(0, status(self->fd, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(KETW_OVERRUN_NONE, st.overrun_status);
 
 	ASSERT_EQ(0, drain(self->fd, &self->d));
@@ -437,10 +429,10 @@ TEST_F(pol, flush_request)
 	EXPECT_EQ(-1, ketw_ref(fd2, KETW_IOC_FLUSH, SESSION));
 	EXPECT_EQ(ETIMEDOUT, errno);
 	close(fd2);
-	ASSERT_EQ(0, status(self->fd, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(-ETIMEDOUT, st.flush_error);
 	EXPECT_EQ(KETW_FLUSH_NOT_FLUSHING, st.flush_status);
-	ASSERT_EQ(0, status(self->fd, &st));
+	ASSERT_EQ(0, session_status(self->fd, SESSION, &st));
 	EXPECT_EQ(0, st.flush_error);
 	ASSERT_EQ(0, ketw_ref(self->fd, KETW_IOC_STOP, SESSION));
 	/* Nothing to flush in a stopped session. */
