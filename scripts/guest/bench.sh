@@ -479,12 +479,12 @@ disabled: ketw_write() with no session (static branch NOP) in a loop vs the
 context: a 64 B write through __ketw_write_bench() with and without
   computing the record's execution context (preempt_count(), the flags
   register, TIF_NEED_RESCHED): one function, so both sides have the same
-  code layout (ketw_write() itself sits in a page of its own); medians of 15 mixed runs (the two
-  by turns in chunks of about 200 us); the ratio is the context's cost
-  (target: at most 3 %). TCG emulates PUSHF by rebuilding EFLAGS from its
-  lazy condition codes, so this guest figure overstates it; native-bench
-  above times the same ketw_record_context() natively, against
-  ketw_ring_write() alone.
+  code layout (ketw_write() itself sits in a page of its own); medians
+  of 15 mixed runs (the two by turns in chunks of about 200 us); the
+  ratio is the context's cost (target: at most 3 %). TCG emulates PUSHF
+  by rebuilding EFLAGS from its lazy condition codes, so this guest
+  figure overstates it; native-bench above times the same
+  ketw_record_context() natively, against ketw_ring_write() alone.
 libketw: a user-space provider's ketw_write() with no session taking it
   (the enable page says so: two loads and a test, no system call) vs the
   loop calling an empty noinline function, and vs the loop alone; user
