@@ -31,6 +31,7 @@
  * it has seen with no writer in between, so commit never covers a record
  * that is still being written.
  */
+#include <linux/bits.h>
 #include <linux/cache.h>
 #include <linux/irq_work.h>
 #include <linux/mm.h>
@@ -360,7 +361,12 @@ static __always_inline void rb_end(struct ketw_ring *ring, struct rb_cpu *cb)
  * level, version, flags; event id, cpu; thread and process ids), built in
  * registers and stored a word at a time.
  */
-static_assert(offsetof(struct ketw_event_header, version) == 4 &&
+static_assert(offsetof(struct ketw_event_descriptor, id) == 0 &&
+	      offsetof(struct ketw_event_descriptor, type) == 4 &&
+	      offsetof(struct ketw_event_descriptor, level) == 5 &&
+	      offsetof(struct ketw_event_descriptor, version) == 6 &&
+	      offsetof(struct ketw_event_header, type) == 2 &&
+	      offsetof(struct ketw_event_header, version) == 4 &&
 	      offsetof(struct ketw_event_header, flags) == 6 &&
 	      offsetof(struct ketw_event_header, cpu) == 12 &&
 	      offsetof(struct ketw_event_header, process_id) == 20 &&
@@ -394,13 +400,19 @@ rb_words(const u8 *guid, const struct ketw_event_descriptor *d)
 	struct ketw_ring_words w __uninitialized;
 
 #ifdef __LITTLE_ENDIAN
-	w.word0 = (u64)d->type << 16 | (u64)d->level << 24 |
-		  (u64)d->version << 32;
+	/*
+	 * The descriptor's first word holds id, type, level and version as
+	 * the header's words 0 and 1 want them: one load for both.
+	 */
+	u64 dw = *(const u64 *)d;
+
+	w.word0 = (dw >> 16) & GENMASK_ULL(47, 16);
+	w.word1 = (u32)dw | (u64)smp_processor_id() << 32;
 #else
 	w.word0 = (u64)d->type << 40 | (u64)d->level << 32 |
 		  (u64)d->version << 16;
-#endif
 	w.word1 = rb_pair(d->id, smp_processor_id());
+#endif
 	w.word2 = in_task() ? rb_pair(task_pid_nr(current),
 				      task_tgid_nr(current)) : 0;
 	w.keyword = d->keyword;
@@ -561,12 +573,12 @@ static __always_inline bool rb_loop_walk(struct rb_cpu *cb, u64 *mark,
 					 u32 stop, u32 commit, u32 max)
 {
 	struct ketw_event_header *h;
+	u32 lim = rb_before(stop, commit) ? stop : commit;
 	u64 m = *mark;
 	u32 span, i;
 
 	/* One word for both: the position's carry out is masked off. */
-	for (i = 0; i < max && rb_before((u32)m, stop) &&
-	     rb_before((u32)m, commit); i++) {
+	for (i = 0; i < max && rb_before((u32)m, lim); i++) {
 		h = cb->data + ((u32)m & cb->mask);
 		span = KETW_RECORD_SPAN(READ_ONCE(h->size));
 		/* Only a nested writer's overwrite gives a bad size. */

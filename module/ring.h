@@ -74,21 +74,31 @@ enum ketw_ring_loss {
 
 static __always_inline void ketw_ring_copy(void *dst, const void *src, u32 len)
 {
-	u64 *d = dst;
+	u64 *d = dst, last;
 	const u8 *s = src;
 
 	if (len > KETW_RING_COPY_WORDS_MAX) {
 		memcpy(dst, src, len);
 		return;
 	}
-	for (; len >= 32; len -= 32, s += 32, d += 4) {
-		d[0] = get_unaligned((const u64 *)s);
-		d[1] = get_unaligned((const u64 *)(s + 8));
-		d[2] = get_unaligned((const u64 *)(s + 16));
-		d[3] = get_unaligned((const u64 *)(s + 24));
+	if (len >= 8) {
+		/*
+		 * Whole words, then the last 8 bytes once more: a part word
+		 * at the end costs one store over bytes already written,
+		 * not a tail of branches.
+		 */
+		last = get_unaligned((const u64 *)(s + len - 8));
+		for (; len >= 32; len -= 32, s += 32, d += 4) {
+			d[0] = get_unaligned((const u64 *)s);
+			d[1] = get_unaligned((const u64 *)(s + 8));
+			d[2] = get_unaligned((const u64 *)(s + 16));
+			d[3] = get_unaligned((const u64 *)(s + 24));
+		}
+		for (; len >= 8; len -= 8, s += 8)
+			*d++ = get_unaligned((const u64 *)s);
+		put_unaligned(last, (u64 *)((u8 *)d + len - 8));
+		return;
 	}
-	for (; len >= 8; len -= 8, s += 8)
-		*d++ = get_unaligned((const u64 *)s);
 	if (len & 4) {
 		put_unaligned(get_unaligned((const u32 *)s), (u32 *)d);
 		d = (void *)d + 4;
