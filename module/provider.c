@@ -123,7 +123,7 @@ ketw_ext_prepare(const struct ketw_enable_set *set,
  * Store an event in one session: its items (those of @x it wants), and
  * the payload cut to its max_data_size, and to what room the items leave
  * in its largest record. @ev: the event as every session takes it, or
- * NULL when only this session may.
+ * NULL when only this session may and there are no items (@x is NULL).
  */
 static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 					     struct ketw_provider *prov,
@@ -154,8 +154,7 @@ static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 	if (ev)
 		return ketw_ring_store(e->ring, ev, ext, ext_len, data, len,
 				       flags);
-	return ketw_ring_write(e->ring, prov->guid, desc, ext, ext_len, data,
-			       len, flags);
+	return ketw_ring_write(e->ring, prov->guid, desc, data, len, flags);
 }
 
 /*
@@ -220,9 +219,10 @@ ketw_write_path(struct ketw_provider *prov,
 	/*
 	 * With more than one session on the provider, the header's shared
 	 * words are built and each clock read once for all that take the
-	 * event; one session alone writes its header straight.
+	 * event; so they are for items, which only ketw_ring_store() takes.
+	 * One session alone without items writes its header straight.
 	 */
-	if (e < end && set->nr > 1) {
+	if (e < end && (set->nr > 1 || unlikely(x))) {
 		ketw_ring_event_init(&ev, prov->guid, desc, set->nr);
 		shared = &ev;
 	}

@@ -1117,8 +1117,6 @@ bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
  * @ring:  the ring.
  * @guid:  the provider's GUID (KETW_GUID_SIZE bytes).
  * @desc:  the event's descriptor: type, level, version, id, keyword.
- * @ext:   as for ketw_ring_store().
- * @ext_len: its length.
  * @data:  the payload.
  * @len:   its length, as for ketw_ring_store().
  * @flags: as for ketw_ring_store().
@@ -1132,10 +1130,9 @@ bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
 KETW_HOT_TEXT __aligned(PAGE_SIZE)
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
-		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags)
 {
-	return rb_write(ring, NULL, guid, desc, ext, ext_len, data, len, flags,
+	return rb_write(ring, NULL, guid, desc, NULL, 0, data, len, flags,
 			NULL);
 }
 

@@ -207,7 +207,6 @@ bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
 			 const void *data, u32 len, u32 flags, u64 *seq);
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
-		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags);
 void ketw_ring_lose(struct ketw_ring *ring, enum ketw_ring_loss why);
 void ketw_ring_report_lost(struct ketw_ring *ring, u16 ctx);

@@ -46,8 +46,7 @@ bool ketw_session_log(struct ketw_session *s, const u8 *guid,
 	 */
 	if ((flags & KETW_RECORD_SYSTEM) && desc->type != KETW_TYPE_DC_START)
 		wflags |= KETW_RING_USE_RESERVE;
-	return ketw_ring_write(s->ring, guid, desc, NULL, 0, data, len,
-			       wflags);
+	return ketw_ring_write(s->ring, guid, desc, data, len, wflags);
 }
 
 /**

@@ -37,6 +37,9 @@
  *   bench [--events N (200000)] [--runs R (21)] [--kb KB (4096)] [--out FILE]
  *   bench --loop SIZE [--seconds S (5)]   ketw_ring_write() of SIZE bytes
  *                                          alone, for a profiler (profile.sh)
+ *   bench --count SIZE [--events N]       N writes of SIZE bytes by each of
+ *                                          the three, after a wrap, for an
+ *                                          instruction counter (count.sh)
  *
  * Each figure is the median of R timed runs of N events (the fastest in
  * brackets); the machine is shared, so a single run means little.
@@ -61,7 +64,7 @@ static unsigned int opt_events = 200000;
 static unsigned int opt_runs = 21;
 static unsigned int opt_kb = 4096;
 static const char *opt_out;
-static unsigned int opt_loop, opt_seconds = 5;
+static unsigned int opt_loop, opt_seconds = 5, opt_count;
 
 static const u8 guid[KETW_GUID_SIZE] = { 'b', 'e', 'n', 'c', 'h' };
 static const struct ketw_event_descriptor desc = {
@@ -197,12 +200,12 @@ static void run(enum impl im, u32 len, unsigned int n)
 	case KETW:
 		/* preempt_count() is read either way, as the write path does. */
 		for (i = 0; i < n; i++)
-			ketw_ring_write(kring, guid, &desc, NULL, 0, payload, len,
+			ketw_ring_write(kring, guid, &desc, payload, len,
 					preempt_count() & 0);
 		break;
 	case KETW_CTX:
 		for (i = 0; i < n; i++)
-			ketw_ring_write(kring, guid, &desc, NULL, 0, payload, len,
+			ketw_ring_write(kring, guid, &desc, payload, len,
 					ketw_record_context(preempt_count() + 1, 1));
 		break;
 	case SPIN:
@@ -278,6 +281,7 @@ int main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "loop", required_argument, NULL, 'l' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const u32 sizes[] = { 8, 64, 256 };
@@ -312,9 +316,13 @@ int main(int argc, char **argv)
 		case 's':
 			opt_seconds = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
+		case 'c':
+			opt_count = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(stderr, "usage: bench [--events N] [--runs R] [--kb KB] [--out FILE]\n"
-				"       bench --loop SIZE [--seconds S]\n");
+				"       bench --loop SIZE [--seconds S]\n"
+				"       bench --count SIZE [--events N]\n");
 			return 2;
 		}
 	}
@@ -347,6 +355,24 @@ int main(int argc, char **argv)
 	for (s = 0; s < sizeof(payload); s++)
 		payload[s] = (u8)(s * 7 + 1);
 
+	if (opt_count) {
+		/*
+		 * For an instruction counter (count.sh): each ring wrapped,
+		 * then --events writes of each, one after the other.
+		 */
+		if (opt_count > sizeof(payload)) {
+			fprintf(stderr, "bench: --count SIZE up to %zu\n",
+				sizeof(payload));
+			return 2;
+		}
+		for (im = KETW; im < KETW_CTX; im++) {
+			run(im, opt_count, 2 * cfg.size / 64 + 1);
+			run(im, opt_count, opt_events);
+		}
+		ketw_ring_free(kring);
+		native_exit();
+		return 0;
+	}
 	if (opt_loop) {
 		u64 stop, n = 0;
 

@@ -258,8 +258,8 @@ static void run_op(enum op op)
 			stored += ketw_ring_store(ring, &ev, NULL, 0, pl,
 						  sizeof(pl), 0);
 		} else {
-			stored += ketw_ring_write(ring, guid, &desc, NULL, 0,
-						  pl, sizeof(pl), 0);
+			stored += ketw_ring_write(ring, guid, &desc, pl,
+						  sizeof(pl), 0);
 		}
 		break;
 	case OP_LOSE:

@@ -337,8 +337,8 @@ static void emit(int ctx)
 		ok = ketw_ring_store(ring, &sev, NULL, 0, &p,
 				     sizeof(p.ev) + p.ev.fill, flags);
 	} else {
-		ok = ketw_ring_write(ring, stress_guid, &stress_desc[ctx], NULL,
-				     0, &p, sizeof(p.ev) + p.ev.fill, flags);
+		ok = ketw_ring_write(ring, stress_guid, &stress_desc[ctx], &p,
+				     sizeof(p.ev) + p.ev.fill, flags);
 	}
 	if (ok) {
 		w->stored[ctx]++;
