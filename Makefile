@@ -64,6 +64,7 @@ help:
 	@echo '                ThreadSanitizer and UBSan (tools/native/README.md)'
 	@echo '  native-bench  ns/event of ketw_ring_write() natively, against reference rings'
 	@echo '  native-profile  where a native write'"'"'s time goes, part by part (perf)'
+	@echo '  native-count  instructions per native write, against the references (valgrind)'
 	@echo '  scripts-test  host tests of the harness (scripts/tests/)'
 	@echo '  check         deps + all + unit + viewers-test + scripts-test + fuzz-check + the selftests'
 	@echo '                in a QEMU guest, on Debian'"'"'s kernel and on a KASAN+lockdep one'
@@ -390,9 +391,12 @@ vm-profile: deps
 		PROFILE_SESSIONS="$(PROFILE_SESSIONS)" $(TOP)/scripts/vm-profile.sh
 
 # Where one native write's time goes (perf, where the host allows it).
-.PHONY: native-profile
+.PHONY: native-profile native-count
 native-profile:
 	$(MAKE) -C tools/native profile
+
+native-count:
+	$(MAKE) -C tools/native count
 
 vm-bench:
 	KETW_TESTS_DIR= KETW_BENCH_FILES="$(BENCH_FILES)" KETW_LTTNG=1 \
