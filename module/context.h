@@ -36,18 +36,18 @@ static __always_inline u16 ketw_record_context(unsigned int pc,
 {
 	/*
 	 * Without a branch (setcc and cmov): NMI, else hardirq, else
-	 * serving softirq, else task. nmi_enter() adds HARDIRQ_OFFSET too,
-	 * but the NMI bit alone is enough here.
+	 * serving softirq, else task, counted from the masked count: at or
+	 * above NMI_OFFSET (nmi_enter() adds HARDIRQ_OFFSET too, but the
+	 * NMI bits alone are enough), at or above HARDIRQ_OFFSET, not zero.
 	 */
-	unsigned int nmi = !!(pc & NMI_MASK);
-	unsigned int hi = nmi | !!(pc & HARDIRQ_MASK);
-	unsigned int lo = nmi | (!hi & !!(pc & SOFTIRQ_OFFSET));
+	unsigned int m = pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET);
+	unsigned int ctx = (m >= NMI_OFFSET) + (m >= HARDIRQ_OFFSET) + !!m;
 	unsigned int depth = pc & PREEMPT_MASK;
 
 	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
 		depth -= min(depth, own);
 	depth = min_t(unsigned int, depth, KETW_RECORD_PREEMPT_MAX);
-	return (hi * 2 + lo) << KETW_RECORD_CTX_SHIFT |
+	return ctx << KETW_RECORD_CTX_SHIFT |
 	       depth << KETW_RECORD_PREEMPT_SHIFT |
 	       (unsigned int)irqs_disabled() * KETW_RECORD_IRQS_OFF |
 	       (unsigned int)tif_need_resched() * KETW_RECORD_NEED_RESCHED;

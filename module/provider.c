@@ -174,6 +174,8 @@ ketw_write_path(struct ketw_provider *prov,
 	struct ketw_ext_blob xb __uninitialized, *x = NULL;
 	struct ketw_enable_set *set;
 	struct ketw_ring_event ev __uninitialized, *shared = NULL;
+	/* Read before the barrier below: a constant for most callers. */
+	unsigned int own = 1 + src->held;
 	unsigned int pc, ctx, outer;
 	bool nested, traced;
 	int stored = 0;
@@ -185,7 +187,7 @@ ketw_write_path(struct ketw_provider *prov,
 	ctx = KETW_CTX(pc);
 	/* Once per event, for every session and the ftrace bridge. */
 	if (context)
-		flags |= ketw_record_context(pc, 1 + src->held);
+		flags |= ketw_record_context(pc, own);
 	outer = this_cpu_read(ketw_writer_ctx);
 	nested = outer == ctx;
 	this_cpu_write(ketw_writer_ctx, ctx);

@@ -31,6 +31,7 @@
 
 #include <native/native.h>
 #include <ketw.h>
+#include "context.h"
 #include "ring.h"
 
 #define U(x)		((unsigned long long)(x))
@@ -50,10 +51,12 @@ enum check {
 	CK_RECORD,		/* a record not as written */
 	CK_COUNT,		/* counters do not add up */
 	CK_COPY,		/* ketw_ring_copy() not memcpy() */
+	CK_CONTEXT,		/* ketw_record_context() wrong */
 	NR_CHECKS
 };
 static const char *const check_names[NR_CHECKS] = {
 	"time", "sequence", "gap", "resume", "record", "count", "copy",
+	"context",
 };
 
 static const u8 guid[KETW_GUID_SIZE] = { 'n', 'e', 's', 't' };
@@ -159,7 +162,7 @@ static void fail(enum check ck, const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	if (ck == CK_COUNT || ck == CK_COPY) {
+	if (ck == CK_COUNT || ck == CK_COPY || ck == CK_CONTEXT) {
 		printf("\n");
 		return;
 	}
@@ -356,6 +359,42 @@ static u64 check_copy(void)
 	return len;
 }
 
+/*
+ * ketw_record_context()'s context and depth against their definition,
+ * for preemption counts of every kind: NMI and hardirq levels, softirq
+ * served or only disabled, preemption depths around the saturation,
+ * and the levels the write path adds itself. One scenario per count.
+ */
+static u64 check_context(void)
+{
+	static const unsigned int nmis[] = { 0, 1, 2 };
+	static const unsigned int hards[] = { 0, 1, 3 };
+	static const unsigned int softs[] = { 0, 1, 2, 3 };	/* x SOFTIRQ_OFFSET */
+	unsigned int a, b, c, depth, own, pc, want, got, d;
+	u64 n = 0;
+
+	for (a = 0; a < ARRAY_SIZE(nmis); a++)
+	for (b = 0; b < ARRAY_SIZE(hards); b++)
+	for (c = 0; c < ARRAY_SIZE(softs); c++)
+	for (depth = 0; depth < 24; depth++)
+	for (own = 0; own < 3; own++, n++) {
+		pc = nmis[a] * NMI_OFFSET + hards[b] * HARDIRQ_OFFSET +
+		     softs[c] * SOFTIRQ_OFFSET + depth;
+		want = nmis[a] ? KETW_CTX_NMI : hards[b] ? KETW_CTX_HARDIRQ :
+		       (softs[c] & 1) ? KETW_CTX_SOFTIRQ : KETW_CTX_TASK;
+		d = depth > own ? depth - own : 0;
+		want = want << KETW_RECORD_CTX_SHIFT |
+		       (d < KETW_RECORD_PREEMPT_MAX ? d : KETW_RECORD_PREEMPT_MAX)
+		       << KETW_RECORD_PREEMPT_SHIFT;
+		got = ketw_record_context(pc, own) &
+		      (KETW_RECORD_CTX_MASK | KETW_RECORD_PREEMPT_MASK);
+		if (got != want)
+			fail(CK_CONTEXT, "preempt_count %#x, own %u: %#x, not %#x",
+			     pc, own, got, want);
+	}
+	return n;
+}
+
 static u64 run_policy(u32 pol)
 {
 	struct ketw_ring_config cfg = {
@@ -462,6 +501,7 @@ int main(int argc, char **argv)
 	native_set_cpu(0);
 	native_fake_local_clock(true);
 	runs += check_copy();
+	runs += check_context();
 	runs += run_policy(KETW_POLICY_FLUSH);
 	runs += run_policy(KETW_POLICY_UNTIL_FULL);
 	runs += run_policy(KETW_POLICY_LOOP);

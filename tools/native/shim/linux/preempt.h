@@ -35,6 +35,8 @@
 #define HARDIRQ_MASK	(((1U << HARDIRQ_BITS) - 1) << HARDIRQ_SHIFT)
 #define NMI_MASK	(((1U << NMI_BITS) - 1) << NMI_SHIFT)
 #define SOFTIRQ_OFFSET	(1U << SOFTIRQ_SHIFT)
+#define HARDIRQ_OFFSET	(1U << HARDIRQ_SHIFT)
+#define NMI_OFFSET	(1U << NMI_SHIFT)
 
 extern __thread unsigned int native_preempt_count;
 #define preempt_count()	(*(volatile unsigned int *)&native_preempt_count)
