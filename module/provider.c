@@ -202,6 +202,17 @@ ketw_write_path(struct ketw_provider *prov,
 	/* Another while ketw_items is off; else the items it shows. */
 	bridged = traced && trace_ketw_items_enabled() ?
 		  READ_ONCE(ketw_bridge_items) : 0;
+	/*
+	 * The most common event: one session takes the provider, without
+	 * items, a gate, the ftrace event or a writer to nest in. The loop
+	 * below does the same; this saves it the shared event's state.
+	 */
+	if (!gate && e + 1 == end && !set->ext_items && !traced && !nested) {
+		if (ketw_enable_match(e, desc))
+			stored = ketw_enable_write(e, prov, desc, NULL, data,
+						   len, flags, NULL);
+		goto out;
+	}
 	if (gate) {
 		while (e < end && !ketw_enable_match(e, desc))
 			e++;
