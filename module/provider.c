@@ -207,7 +207,8 @@ ketw_write_path(struct ketw_provider *prov,
 	 * items, a gate, the ftrace event or a writer to nest in. The loop
 	 * below does the same; this saves it the shared event's state.
 	 */
-	if (!gate && e + 1 == end && !set->ext_items && !traced && !nested) {
+	if (!gate && likely(set) && set->nr == 1 && !set->ext_items &&
+	    !traced && !nested) {
 		if (ketw_enable_match(e, desc))
 			stored = ketw_enable_write(e, prov, desc, NULL, data,
 						   len, flags, NULL);
