@@ -32,25 +32,24 @@ printf '%-8s %16s %14s %8s %14s %8s\n' payload ketw_ring_write "spinlock ring" r
 	"no-sync ring" ratio
 for size in $SIZES; do
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" \
+		--toggle-collect='counted*' \
 		"$BENCH" --count "$size" --events "$EVENTS" >"$tmp/out" 2>&1 || {
 		echo "count: valgrind failed: $(tail -3 "$tmp/out")" >&2
 		exit 1
 	}
-	# Calls and inclusive cost of each function, from the caller records
+	# The inclusive cost of each function from its callers' records
 	# (fn= and cfn= name a function by "(id) name" the first time, by
-	# "(id)" after; "calls=N ..." is followed by the cost line).
-	awk -v size="$size" '
+	# "(id)" after; "calls=N ..." is followed by the cost line). Only
+	# what ran inside counted() was collected, EVENTS writes of each.
+	awk -v size="$size" -v events="$EVENTS" '
 	/^c?fn=\([0-9]+\) / { id = $1; sub(/^c?fn=/, "", id); name[id] = $2 }
 	/^cfn=/ { f = $1; sub(/^cfn=/, "", f) }
-	/^calls=/ {
-		c = $1; sub(/^calls=/, "", c); getline
-		n[f] += c; ir[f] += $2
-	}
+	/^calls=/ { getline; ir[f] += $2 }
 	END {
-		for (k in n) {
-			if (name[k] == "ketw_ring_write") w = ir[k] / n[k]
-			else if (name[k] ~ /^spin_write/) sp = ir[k] / n[k]
-			else if (name[k] ~ /^nosync_write/) ns = ir[k] / n[k]
+		for (k in ir) {
+			if (name[k] == "ketw_ring_write") w = ir[k] / events
+			else if (name[k] ~ /^spin_write/) sp = ir[k] / events
+			else if (name[k] ~ /^nosync_write/) ns = ir[k] / events
 		}
 		if (!w || !sp || !ns) { print "count: a function is missing" > "/dev/stderr"; exit 1 }
 		printf "%5s B %16.1f %14.1f %8.2f %14.1f %8.2f\n", size, w, sp, w / sp, ns, w / ns
