@@ -219,6 +219,12 @@ static void run(enum impl im, u32 len, unsigned int n)
 	}
 }
 
+/* Writes of @len bytes that wrap an area of @size bytes twice. */
+static unsigned int wrap_writes(u32 size, u32 len)
+{
+	return 2 * size / KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + len) + 1;
+}
+
 /* The writes count.sh counts: callgrind collects inside this only. */
 static noinline void counted(enum impl im, u32 len, unsigned int n)
 {
@@ -372,7 +378,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		for (im = KETW; im < KETW_CTX; im++) {
-			run(im, opt_count, 2 * cfg.size / 64 + 1);
+			run(im, opt_count, wrap_writes(cfg.size, opt_count));
 			counted(im, opt_count, opt_events);
 		}
 		ketw_ring_free(kring);
@@ -388,7 +394,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		stop = now_ns() + (u64)opt_seconds * 1000000000ULL;
-		run(KETW, opt_loop, 2 * cfg.size / 64 + 1);
+		run(KETW, opt_loop, wrap_writes(cfg.size, opt_loop));
 		while (now_ns() < stop) {
 			run(KETW, opt_loop, opt_events);
 			n += opt_events;
@@ -403,7 +409,7 @@ int main(int argc, char **argv)
 		opt_runs = MAX_RUNS;
 	for (s = 0; s < 3; s++) {
 		/* Wrap each ring twice before timing: LOOP overwrites from then on. */
-		warm = 2 * cfg.size / KETW_RECORD_SPAN(KETW_EVENT_HEADER_SIZE + sizes[s]) + 1;
+		warm = wrap_writes(cfg.size, sizes[s]);
 		for (im = 0; im < NR_IMPLS; im++)
 			run(im, sizes[s], warm);
 		/* Interleaved: each run of each, in turn, shares the noise. */

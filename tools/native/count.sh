@@ -5,9 +5,9 @@
 # three rings (bench --count SIZE: ketw_ring_write(), the spinlock ring,
 # the no-sync ring; one writer, LOOP, 4 MiB wrapping, the MONO clock) run
 # under callgrind, which counts the instructions each function executes,
-# callees included, and how often it was called. Unlike the timings, the
-# counts do not depend on what else the machine runs: the same binary
-# gives the same figures. They are no timing either: a write that waits
+# callees included, here only inside bench's counted(). Unlike the
+# timings, the counts do not depend on what else the machine runs: the
+# same binary gives the same figures. They are no timing either: a write that waits
 # (RDTSCP, a cache miss) costs more than its count says.
 #
 #   tools/native/count.sh [BENCH] [SIZE ...]
