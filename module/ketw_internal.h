@@ -183,6 +183,9 @@ struct ketw_idset {
  *             the write path looks at them only then.
  * @pids:      the session's process filter, or NULL: the write path
  *             looks the current process up in it only then.
+ * @same_filter: @level, the keywords, @filtered and @pids are the
+ *             entry before's, in the same set: an event takes its verdict,
+ *             and the filter is evaluated once for the run of them.
  *
  * Kept small: a provider's set holds one per running session, and is
  * allocated with __GFP_NOFAIL, which must stay within order 1.
@@ -190,7 +193,8 @@ struct ketw_idset {
 struct ketw_enablement {
 	struct ketw_session *session;
 	struct ketw_ring *ring;
-	u32 level;
+	u16 level;
+	bool same_filter;
 	u32 max_data;
 	u64 match_any;
 	u64 match_all;

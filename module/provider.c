@@ -177,7 +177,7 @@ ketw_write_path(struct ketw_provider *prov,
 	/* Read before the barrier below: a constant for most callers. */
 	unsigned int own = 1 + src->held;
 	unsigned int pc, ctx, outer;
-	bool nested, traced;
+	bool nested, traced, take;
 	int stored = 0;
 	u32 bridged;
 
@@ -240,8 +240,15 @@ ketw_write_path(struct ketw_provider *prov,
 		ketw_ring_event_init(&ev, prov->guid, desc, set->nr);
 		shared = &ev;
 	}
-	for (; e < end; e++) {
-		if (!ketw_enable_match(e, desc))
+	/*
+	 * A run of sessions with the same filter takes the first one's
+	 * verdict: the filter is evaluated once for all of them. The gate's
+	 * walk above stopped at an entry that takes the event.
+	 */
+	for (take = true; e < end; e++) {
+		if (!e->same_filter)
+			take = ketw_enable_match(e, desc);
+		if (!take)
 			continue;
 		if (unlikely(nested)) {
 			ketw_ring_lose(e->ring, KETW_LOSS_NESTED);
@@ -699,6 +706,19 @@ static void ketw_provider_enables_changed(struct ketw_provider *prov)
 }
 
 /*
+ * Do @a and @b take the same events? The same level, keywords, and event
+ * set and process filter objects (each session has its own; two alike
+ * but apart are told apart here, and each evaluated).
+ */
+static bool ketw_same_filter(const struct ketw_enablement *a,
+			     const struct ketw_enablement *b)
+{
+	return a->level == b->level && a->match_any == b->match_any &&
+	       a->match_all == b->match_all && a->filtered == b->filtered &&
+	       a->pids == b->pids;
+}
+
+/*
  * Replace @prov's enable set by the old one without @drop's entry and
  * with @add (either may be NULL), in one swap, and set the static branch
  * to match.
@@ -730,8 +750,11 @@ static void ketw_provider_update(struct ketw_provider *prov,
 		if (add)
 			new->e[n++] = *add;
 		new->nr = n;
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			new->ext_items |= new->e[i].ext_items;
+			new->e[i].same_filter =
+				i && ketw_same_filter(&new->e[i - 1], &new->e[i]);
+		}
 		if (!n) {
 			kfree(new);
 			new = NULL;

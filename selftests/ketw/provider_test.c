@@ -10,6 +10,11 @@
 
 #define SESSION "prov_test"
 #define SESSION2 "prov_test2"
+#define NSHARE	6
+static const char *const share_names[NSHARE] = {
+	SESSION "_s0", SESSION "_s1", SESSION "_s2",
+	SESSION "_s3", SESSION "_s4", SESSION "_s5",
+};
 
 static const uint8_t stress_guid[KETW_GUID_SIZE] = {
 	0x6b, 0x65, 0x74, 0x77, 0x73, 0x74, 0x72, 0x65,
@@ -84,8 +89,12 @@ FIXTURE_SETUP(prov)
 
 FIXTURE_TEARDOWN(prov)
 {
+	int i;
+
 	ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION);
 	ketw_ref(self->fd, KETW_IOC_DESTROY, SESSION2);
+	for (i = 0; i < NSHARE; i++)
+		ketw_ref(self->fd, KETW_IOC_DESTROY, share_names[i]);
 	close(self->fd);
 	free(self->d.buf);
 }
@@ -241,6 +250,79 @@ TEST_F(prov, two_sessions_two_filters)
 	EXPECT_EQ(20, c2.warn);
 	close(fd2);
 	free(d2.buf);
+}
+
+/*
+ * Sessions next to each other in the provider's set with the same filter
+ * share one verdict (the filter is evaluated once for the run); each
+ * still gets exactly its own, the runs broken by a different level, by
+ * an event set where the session before has none (and by one alike but
+ * of another session), and by a filter changed while they run (which
+ * moves the session to the end of the set).
+ */
+TEST_F(prov, sessions_with_one_filter_share_its_verdict)
+{
+	static const uint32_t no_warn[] = { KETW_SAMPLE_EV_WARN };
+	static const struct {
+		uint32_t level;
+		uint64_t any;
+		int set;		/* the event set above */
+		int tick, warn;		/* what it takes */
+	} f[NSHARE] = {
+		{ KETW_LEVEL_WARNING, 0, 0, 0, 1 },
+		{ KETW_LEVEL_WARNING, 0, 0, 0, 1 },
+		{ 0, 0, 0, 1, 1 },
+		{ 0, 0, 1, 1, 0 },
+		{ 0, 0, 1, 1, 0 },
+		{ KETW_LEVEL_WARNING, 0, 0, 0, 1 },
+	};
+	const char *const *name = share_names;
+	struct ketw_session_attr a;
+	struct drained d = { 0 };
+	struct counts c;
+	int i, round, fd[NSHARE];
+
+	/* A file each: a file drains the session it created. */
+	for (i = 0; i < NSHARE; i++) {
+		ketw_cleanup(name[i]);
+		fd[i] = ketw_open();
+		ASSERT_LE(0, fd[i]);
+		ketw_attr_init(&a, name[i]);
+		ASSERT_EQ(0, ioctl(fd[i], KETW_IOC_CREATE, &a));
+		ASSERT_EQ(0, ketw_enable(fd[i], name[i], KETW_SAMPLE_NAME,
+					 NULL, f[i].level, f[i].any, 0,
+					 f[i].set ? no_warn : NULL,
+					 f[i].set ? 1 : 0, 0));
+		ASSERT_EQ(0, ketw_ref(fd[i], KETW_IOC_START, name[i]));
+	}
+	for (round = 0; round < 2; round++) {
+		/* Round 2: the second takes all, splitting the first run. */
+		if (round)
+			ASSERT_EQ(0, ketw_enable(fd[1], name[1],
+						 KETW_SAMPLE_NAME, NULL, 0, 0,
+						 0, NULL, 0, 0));
+		ASSERT_EQ(0, sample_emit(30));
+		ASSERT_EQ(0, emit_warn(20));
+		for (i = 0; i < NSHARE; i++) {
+			int tick = f[i].tick || (round && i == 1);
+
+			ASSERT_EQ(0, ketw_ref(fd[i], KETW_IOC_STOP, name[i]));
+			ASSERT_EQ(0, drain(fd[i], &d));
+			count(_metadata, &d, &c);
+			free(d.buf);
+			memset(&d, 0, sizeof(d));
+			EXPECT_EQ(tick ? 30 : 0, c.tick)
+				TH_LOG("round %d, session %d", round, i);
+			EXPECT_EQ(f[i].warn ? 20 : 0, c.warn)
+				TH_LOG("round %d, session %d", round, i);
+		}
+		for (i = 0; i < NSHARE; i++)
+			ASSERT_EQ(0, ketw_ref(fd[i], KETW_IOC_START, name[i]));
+	}
+	for (i = 0; i < NSHARE; i++) {
+		EXPECT_EQ(0, ketw_ref(fd[i], KETW_IOC_DESTROY, name[i]));
+		close(fd[i]);
+	}
 }
 
 /* POSIX event-set filter: the ids in the set are filtered out. */
