@@ -107,11 +107,16 @@ ketw_ext_prepare(const struct ketw_enable_set *set,
 {
 	const struct ketw_enablement *e, *end;
 	u32 want = bridged;
+	bool take = false;
 
+	/* Once per run of sessions with one filter, as the write's loop. */
 	for (e = set ? set->e : NULL, end = e + (set ? set->nr : 0); e < end;
-	     e++)
-		if (ketw_enable_match(e, desc))
+	     e++) {
+		if (!e->same_filter)
+			take = ketw_enable_match(e, desc);
+		if (take)
 			want |= e->ext_items;
+	}
 	want &= possible;
 	if (!want)
 		return NULL;
