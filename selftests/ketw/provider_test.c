@@ -265,16 +265,15 @@ TEST_F(prov, sessions_with_one_filter_share_its_verdict)
 	static const uint32_t no_warn[] = { KETW_SAMPLE_EV_WARN };
 	static const struct {
 		uint32_t level;
-		uint64_t any;
 		int set;		/* the event set above */
 		int tick, warn;		/* what it takes */
 	} f[NSHARE] = {
-		{ KETW_LEVEL_WARNING, 0, 0, 0, 1 },
-		{ KETW_LEVEL_WARNING, 0, 0, 0, 1 },
-		{ 0, 0, 0, 1, 1 },
-		{ 0, 0, 1, 1, 0 },
-		{ 0, 0, 1, 1, 0 },
-		{ KETW_LEVEL_WARNING, 0, 0, 0, 1 },
+		{ KETW_LEVEL_WARNING, 0, 0, 1 },
+		{ KETW_LEVEL_WARNING, 0, 0, 1 },
+		{ 0, 0, 1, 1 },
+		{ 0, 1, 1, 0 },
+		{ 0, 1, 1, 0 },
+		{ KETW_LEVEL_WARNING, 0, 0, 1 },
 	};
 	const char *const *name = share_names;
 	struct ketw_session_attr a;
@@ -290,7 +289,7 @@ TEST_F(prov, sessions_with_one_filter_share_its_verdict)
 		ketw_attr_init(&a, name[i]);
 		ASSERT_EQ(0, ioctl(fd[i], KETW_IOC_CREATE, &a));
 		ASSERT_EQ(0, ketw_enable(fd[i], name[i], KETW_SAMPLE_NAME,
-					 NULL, f[i].level, f[i].any, 0,
+					 NULL, f[i].level, 0, 0,
 					 f[i].set ? no_warn : NULL,
 					 f[i].set ? 1 : 0, 0));
 		ASSERT_EQ(0, ketw_ref(fd[i], KETW_IOC_START, name[i]));
