@@ -86,7 +86,7 @@ static noinline bool ketw_write_triggers(const struct ketw_enablement *e,
 		ketw_ring_event_init(&one, prov->guid, desc, 1);
 		ev = &one;
 	}
-	if (!ketw_ring_store_seq(e->ring, ev, ext, ext_len, data, wlen,
+	if (!ketw_ring_store_ext(e->ring, ev, ext, ext_len, data, wlen,
 				 wflags, &seq))
 		return false;
 	ketw_triggers_fire(e->session, e->triggers, prov, desc, data, len,
@@ -156,9 +156,11 @@ static __always_inline int ketw_enable_write(const struct ketw_enablement *e,
 	if (unlikely(e->triggers))
 		return ketw_write_triggers(e, prov, desc, ev, ext, ext_len,
 					   data, len, flags, whole);
+	if (unlikely(ext_len))
+		return ketw_ring_store_ext(e->ring, ev, ext, ext_len, data,
+					   len, flags, NULL);
 	if (ev)
-		return ketw_ring_store(e->ring, ev, ext, ext_len, data, len,
-				       flags);
+		return ketw_ring_store(e->ring, ev, data, len, flags);
 	return ketw_ring_write(e->ring, prov->guid, desc, data, len, flags);
 }
 

@@ -978,8 +978,9 @@ static __always_inline u64 rb_event_time(struct ketw_ring *ring,
 }
 
 /*
- * ketw_ring_store() with @ev, ketw_ring_write() with @guid and @desc
- * instead; with @seqp, the record's sequence number there.
+ * ketw_ring_store() and ketw_ring_store_ext() with @ev, ketw_ring_write()
+ * with @guid and @desc instead; with @seqp, the record's sequence number
+ * there.
  */
 static __always_inline bool rb_write(struct ketw_ring *ring,
 				     struct ketw_ring_event *ev,
@@ -1051,10 +1052,6 @@ slow:
  * @ev:    the event, from ketw_ring_event_init(): the header's shared
  *         words, and the times read so far (one read per clock serves
  *         every ring the event goes to).
- * @ext:   the extended data items area (struct ketw_ext_header first),
- *         stored between the header and the payload; the caller sets
- *         KETW_RECORD_EXT in @flags when there is one.
- * @ext_len: its length, a multiple of 8; 0 for none.
  * @data:  the payload.
  * @len:   its length, already cut to what the session takes (the caller
  *         sets KETW_RECORD_TRUNCATED in @flags if it cut it); the record
@@ -1077,34 +1074,40 @@ slow:
  * cmpxchg claims the space, the sequence number and the timestamp's
  * place in buffer order. Anything else goes to rb_write_slow().
  *
+ * A record with items, or whose number the caller needs, goes through
+ * ketw_ring_store_ext(): the same code, with two more arguments, which
+ * no longer fit in registers, and their tests.
+ *
  * Return: true if stored, false if counted lost.
  */
 bool ketw_ring_store(struct ketw_ring *ring, struct ketw_ring_event *ev,
-		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags)
 {
-	return rb_write(ring, ev, NULL, NULL, ext, ext_len, data, len, flags,
+	return rb_write(ring, ev, NULL, NULL, NULL, 0, data, len, flags,
 			NULL);
 }
 
 /**
- * ketw_ring_store_seq() - ketw_ring_store(), telling the record's number
+ * ketw_ring_store_ext() - ketw_ring_store(), with items and the number
  * @ring:  the ring.
  * @ev:    the event, as for ketw_ring_store().
- * @ext:   the items area, as for ketw_ring_store().
- * @ext_len: its length.
+ * @ext:   the extended data items area (struct ketw_ext_header first),
+ *         stored between the header and the payload; the caller sets
+ *         KETW_RECORD_EXT in @flags when there is one.
+ * @ext_len: its length, a multiple of 8; 0 for none.
  * @data:  the payload.
- * @len:   its length, as for ketw_ring_store().
+ * @len:   its length, as for ketw_ring_store() (items included in the
+ *         record's bound).
  * @flags: as for ketw_ring_store().
- * @seq:   out, if stored: the record's sequence number on this CPU.
+ * @seq:   NULL, or out, if stored: the record's sequence number on this
+ *         CPU (for sessions with triggers, whose TRIGGER record names
+ *         the event's record).
  *
- * For sessions with triggers, whose TRIGGER record names the event's
- * record; the others take ketw_ring_store(), whose code is the same
- * without the store. Preemption must be disabled.
+ * Preemption must be disabled.
  *
  * Return: true if stored, false if counted lost.
  */
-bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
+bool ketw_ring_store_ext(struct ketw_ring *ring, struct ketw_ring_event *ev,
 			 const void *ext, u32 ext_len,
 			 const void *data, u32 len, u32 flags, u64 *seq)
 {

@@ -200,9 +200,8 @@ void ketw_ring_free(struct ketw_ring *ring);
 
 /* write: preemption must be disabled */
 bool ketw_ring_store(struct ketw_ring *ring, struct ketw_ring_event *ev,
-		     const void *ext, u32 ext_len,
 		     const void *data, u32 len, u32 flags);
-bool ketw_ring_store_seq(struct ketw_ring *ring, struct ketw_ring_event *ev,
+bool ketw_ring_store_ext(struct ketw_ring *ring, struct ketw_ring_event *ev,
 			 const void *ext, u32 ext_len,
 			 const void *data, u32 len, u32 flags, u64 *seq);
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,

@@ -261,8 +261,7 @@ static double timed_multi(unsigned int nr, u32 len, unsigned int n)
 	for (i = 0; i < n; i++) {
 		ketw_ring_event_init(&ev, guid, &desc, nr);
 		for (r = 0; r < nr; r++)
-			ketw_ring_store(multi[r], &ev, NULL, 0, payload, len,
-					0);
+			ketw_ring_store(multi[r], &ev, payload, len, 0);
 	}
 	return (double)(now_ns() - t0) / n;
 }

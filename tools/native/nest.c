@@ -258,8 +258,8 @@ static void run_op(enum op op)
 			ketw_ring_event_init(&ev, guid, &desc,
 					     op_counter & 2 ?
 					     KETW_RING_SCAN_RINGS + 1 : 2);
-			stored += ketw_ring_store(ring, &ev, NULL, 0, pl,
-						  sizeof(pl), 0);
+			stored += ketw_ring_store(ring, &ev, pl, sizeof(pl),
+						  0);
 		} else {
 			stored += ketw_ring_write(ring, guid, &desc, pl,
 						  sizeof(pl), 0);

@@ -327,15 +327,21 @@ static void emit(int ctx)
 	p.ev.csum = ev_csum(&p.ev, p.fill);
 	/*
 	 * Half the events through the shared-event path that N sessions
-	 * take, half of those as if for many rings (no scan).
+	 * take, half of those as if for many rings (no scan), and half
+	 * through ketw_ring_store_ext()'s entry (no items).
 	 */
 	if (n & 1) {
 		struct ketw_ring_event sev;
 
 		ketw_ring_event_init(&sev, stress_guid, &stress_desc[ctx],
 				     n & 2 ? KETW_RING_SCAN_RINGS + 1 : 2);
-		ok = ketw_ring_store(ring, &sev, NULL, 0, &p,
-				     sizeof(p.ev) + p.ev.fill, flags);
+		if (n & 4)
+			ok = ketw_ring_store_ext(ring, &sev, NULL, 0, &p,
+						 sizeof(p.ev) + p.ev.fill,
+						 flags, NULL);
+		else
+			ok = ketw_ring_store(ring, &sev, &p,
+					     sizeof(p.ev) + p.ev.fill, flags);
 	} else {
 		ok = ketw_ring_write(ring, stress_guid, &stress_desc[ctx], &p,
 				     sizeof(p.ev) + p.ev.fill, flags);
