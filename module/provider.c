@@ -240,7 +240,8 @@ ketw_write_path(struct ketw_provider *prov,
 	/*
 	 * With more than one session on the provider, the header's shared
 	 * words are built and each clock read once for all that take the
-	 * event; so they are for items, which only ketw_ring_store() takes.
+	 * event; so they are for items, which only ketw_ring_store_ext()
+	 * takes.
 	 * One session alone without items writes its header straight.
 	 */
 	if (e < end && (set->nr > 1 || unlikely(x))) {
