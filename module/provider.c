@@ -66,6 +66,18 @@ ketw_enable_match(const struct ketw_enablement *e,
 }
 
 /*
+ * ketw_enable_match() for the entries of an enable set in order: an entry
+ * in a run of sessions with one filter (same_filter) takes the verdict
+ * @take of the entry before, so the filter is evaluated once per run.
+ */
+static __always_inline bool
+ketw_enable_take(const struct ketw_enablement *e,
+		 const struct ketw_event_descriptor *d, bool take)
+{
+	return e->same_filter ? take : ketw_enable_match(e, d);
+}
+
+/*
  * A session with triggers on @prov: store the event, then let its
  * triggers see it (the whole payload) with its record's number. Out of
  * line, so that a session without triggers pays a test of a pointer it
@@ -109,11 +121,9 @@ ketw_ext_prepare(const struct ketw_enable_set *set,
 	u32 want = bridged;
 	bool take = false;
 
-	/* Once per run of sessions with one filter, as the write's loop. */
 	for (e = set ? set->e : NULL, end = e + (set ? set->nr : 0); e < end;
 	     e++) {
-		if (!e->same_filter)
-			take = ketw_enable_match(e, desc);
+		take = ketw_enable_take(e, desc, take);
 		if (take)
 			want |= e->ext_items;
 	}
@@ -184,7 +194,7 @@ ketw_write_path(struct ketw_provider *prov,
 	/* Read before the barrier below: a constant for most callers. */
 	unsigned int own = 1 + src->held;
 	unsigned int pc, ctx, outer;
-	bool nested, traced, take;
+	bool nested, traced, take = false;
 	int stored = 0;
 	u32 bridged;
 
@@ -222,8 +232,11 @@ ketw_write_path(struct ketw_provider *prov,
 		goto out;
 	}
 	if (gate) {
-		while (e < end && !ketw_enable_match(e, desc))
-			e++;
+		for (; e < end; e++) {
+			take = ketw_enable_take(e, desc, take);
+			if (take)
+				break;
+		}
 		if ((e < end || traced) && !gate(arg, len)) {
 			stored = -EAGAIN;
 			goto out;
@@ -250,12 +263,12 @@ ketw_write_path(struct ketw_provider *prov,
 	}
 	/*
 	 * A run of sessions with the same filter takes the first one's
-	 * verdict: the filter is evaluated once for all of them. The gate's
-	 * walk above stopped at an entry that takes the event.
+	 * verdict. The gate's walk above, if any, stopped at an entry that
+	 * takes the event, with @take true; else @e is the set's first entry,
+	 * which is evaluated.
 	 */
-	for (take = true; e < end; e++) {
-		if (!e->same_filter)
-			take = ketw_enable_match(e, desc);
+	for (; e < end; e++) {
+		take = ketw_enable_take(e, desc, take);
 		if (!take)
 			continue;
 		if (unlikely(nested)) {

@@ -1055,8 +1055,8 @@ slow:
  * @data:  the payload.
  * @len:   its length, already cut to what the session takes (the caller
  *         sets KETW_RECORD_TRUNCATED in @flags if it cut it); the record
- *         (header, items and payload) must be at most half the per-CPU
- *         size minus KETW_SYSTEM_RESERVE.
+ *         (header and payload) must be at most half the per-CPU size
+ *         minus KETW_SYSTEM_RESERVE.
  * @flags: KETW_RECORD_* flags for the header (low 16 bits), the
  *         caller's context bits included (OVERFLOW and RESUME in front
  *         of the record take them too), and KETW_RING_USE_RESERVE:
@@ -1075,7 +1075,7 @@ slow:
  * place in buffer order. Anything else goes to rb_write_slow().
  *
  * A record with items, or whose number the caller needs, goes through
- * ketw_ring_store_ext(): the same code, with two more arguments, which
+ * ketw_ring_store_ext(): the same code, with three more arguments, which
  * no longer fit in registers, and their tests.
  *
  * Return: true if stored, false if counted lost.
