@@ -74,94 +74,6 @@ fault:
 	return false;
 }
 
-/*
- * Read @u's fields into @w, one load each. The common event, a few
- * native iovecs holding at most KETW_UW_STACK_DATA bytes, is gathered
- * into @buf in the same user access section (on x86, one STAC/CLAC for
- * the whole request); then *@len is its length and the result 1.
- * Otherwise the result is 0, and the iovecs are read again after.
- */
-static int ketw_uw_read(struct ketw_uw *w,
-			const struct ketw_user_writev __user *u,
-			struct iovec *kv, u8 *buf, size_t *len)
-{
-	const struct iovec __user *uv;
-	u64 keyword, iov, prog_addr, id[4];
-	size_t total = 0;
-	unsigned int i;
-	int gathered = 0;
-	u16 version;
-	u8 type, level;
-	u32 evid;
-
-	w->compat = in_compat_syscall();
-	if (!user_access_begin(u, sizeof(*u)))
-		return -EFAULT;
-	unsafe_get_user(evid, &u->id, efault);
-	unsafe_get_user(type, &u->type, efault);
-	unsafe_get_user(level, &u->level, efault);
-	unsafe_get_user(version, &u->version, efault);
-	unsafe_get_user(keyword, &u->keyword, efault);
-	unsafe_get_user(iov, &u->iov, efault);
-	unsafe_get_user(w->iovcnt, &u->iovcnt, efault);
-	unsafe_get_user(w->flags, &u->flags, efault);
-	unsafe_get_user(prog_addr, &u->prog_addr, efault);
-	if (w->flags & KETW_USER_WRITEV_ACTIVITY) {
-		static_assert(sizeof(u->activity) + sizeof(u->related) ==
-			      sizeof(id));
-		for (i = 0; i < ARRAY_SIZE(id); i++)
-			unsafe_get_user(id[i],
-					(const u64 __user *)u->activity + i,
-					efault);
-	}
-	uv = u64_to_user_ptr(iov);
-	if (IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) &&
-	    !w->compat && w->iovcnt <= KETW_UW_IOV_WINDOW &&
-	    access_ok(uv, w->iovcnt * sizeof(*uv))) {
-		for (i = 0; i < w->iovcnt; i++) {
-			unsafe_get_user(kv[i].iov_base, &uv[i].iov_base,
-					efault);
-			unsafe_get_user(kv[i].iov_len, &uv[i].iov_len, efault);
-			if (kv[i].iov_len > KETW_UW_STACK_DATA - total)
-				break;		/* a long one */
-			total += kv[i].iov_len;
-		}
-		for (gathered = i == w->iovcnt, i = 0, total = 0;
-		     gathered && i < w->iovcnt; total += kv[i++].iov_len)
-			if (!access_ok(kv[i].iov_base, kv[i].iov_len) ||
-			    !ketw_uw_words(buf + total, kv[i].iov_base,
-					   kv[i].iov_len))
-				goto efault;
-	}
-	user_access_end();
-
-	memset(&w->desc, 0, sizeof(w->desc));
-	w->desc.id = evid;
-	w->desc.type = type;
-	w->desc.level = level;
-	w->desc.version = version;
-	w->desc.keyword = keyword;
-	w->uvec = uv;
-	w->src.prog_addr = prog_addr;
-	w->src.activity = NULL;
-	w->src.related = NULL;
-	w->src.held = 0;
-	if (w->flags & KETW_USER_WRITEV_ACTIVITY) {
-		memcpy(w->ids, id, sizeof(id));
-		/* All zero: none, as struct ketw_user_event's. */
-		if (memchr_inv(w->ids[0], 0, sizeof(w->ids[0]))) {
-			w->src.activity = w->ids[0];
-			w->src.related = w->ids[1];
-		}
-	}
-	*len = total;
-	return gathered;
-
-efault:
-	user_access_end();
-	return -EFAULT;
-}
-
 /* Bytes of one of @w's iovecs in user space. */
 static size_t ketw_uw_iov_size(const struct ketw_uw *w)
 {
@@ -172,9 +84,12 @@ static size_t ketw_uw_iov_size(const struct ketw_uw *w)
 	return sizeof(struct iovec);
 }
 
-/* Iovecs @first to @first + @n - 1 of @w into @kv. */
-static int ketw_uw_iovecs(const struct ketw_uw *w, u32 first, u32 n,
-			  struct iovec *kv)
+/*
+ * Iovecs @first to @first + @n - 1 of @w into @kv. Inline, as is
+ * ketw_uw_copy(): the common event's write calls neither.
+ */
+static __always_inline int ketw_uw_iovecs(const struct ketw_uw *w,
+					  u32 first, u32 n, struct iovec *kv)
 {
 	size_t sz = ketw_uw_iov_size(w);
 	const void __user *uv = w->uvec + first * sz;
@@ -244,7 +159,8 @@ static int ketw_uw_total(const struct ketw_uw *w, struct iovec *kv,
  * faults disabled, a page that is not there fails the copy (-EFAULT)
  * instead of being read in.
  */
-static int ketw_uw_copy(void *dst, const void __user *src, size_t n)
+static __always_inline int ketw_uw_copy(void *dst, const void __user *src,
+					size_t n)
 {
 	bool ok;
 
@@ -256,6 +172,91 @@ static int ketw_uw_copy(void *dst, const void __user *src, size_t n)
 	ok = ketw_uw_words(dst, src, n);
 	user_access_end();
 	return ok ? 0 : -EFAULT;
+}
+
+/*
+ * Read @u's fields into @w, one load each, in one user access section.
+ * The common event, a few native iovecs holding at most
+ * KETW_UW_STACK_DATA bytes, is then gathered into @buf: the iovecs and
+ * each segment in a section of their own (nothing is called inside one,
+ * access_ok() included, which objtool checks), and *@len is its length
+ * and the result 1. Otherwise the result is 0, and the caller reads the
+ * iovecs again.
+ */
+static int ketw_uw_read(struct ketw_uw *w,
+			const struct ketw_user_writev __user *u,
+			struct iovec *kv, u8 *buf, size_t *len)
+{
+	u64 keyword, iov, prog_addr, id[4];
+	size_t total = 0;
+	unsigned int i;
+	u16 version;
+	u8 type, level;
+	u32 evid;
+
+	w->compat = in_compat_syscall();
+	if (!user_access_begin(u, sizeof(*u)))
+		return -EFAULT;
+	unsafe_get_user(evid, &u->id, efault);
+	unsafe_get_user(type, &u->type, efault);
+	unsafe_get_user(level, &u->level, efault);
+	unsafe_get_user(version, &u->version, efault);
+	unsafe_get_user(keyword, &u->keyword, efault);
+	unsafe_get_user(iov, &u->iov, efault);
+	unsafe_get_user(w->iovcnt, &u->iovcnt, efault);
+	unsafe_get_user(w->flags, &u->flags, efault);
+	unsafe_get_user(prog_addr, &u->prog_addr, efault);
+	if (w->flags & KETW_USER_WRITEV_ACTIVITY) {
+		const u64 __user *a = (const u64 __user *)u->activity;
+
+		/* Constant indices: no bounds check (a call) in the section. */
+		static_assert(sizeof(u->activity) + sizeof(u->related) ==
+			      sizeof(id) && ARRAY_SIZE(id) == 4);
+		unsafe_get_user(id[0], a, efault);
+		unsafe_get_user(id[1], a + 1, efault);
+		unsafe_get_user(id[2], a + 2, efault);
+		unsafe_get_user(id[3], a + 3, efault);
+	}
+	user_access_end();
+
+	memset(&w->desc, 0, sizeof(w->desc));
+	w->desc.id = evid;
+	w->desc.type = type;
+	w->desc.level = level;
+	w->desc.version = version;
+	w->desc.keyword = keyword;
+	w->uvec = u64_to_user_ptr(iov);
+	w->src.prog_addr = prog_addr;
+	w->src.activity = NULL;
+	w->src.related = NULL;
+	w->src.held = 0;
+	if (w->flags & KETW_USER_WRITEV_ACTIVITY) {
+		memcpy(w->ids, id, sizeof(id));
+		/* All zero: none, as struct ketw_user_event's. */
+		if (memchr_inv(w->ids[0], 0, sizeof(w->ids[0]))) {
+			w->src.activity = w->ids[0];
+			w->src.related = w->ids[1];
+		}
+	}
+
+	if (!IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) ||
+	    w->compat || w->iovcnt > KETW_UW_IOV_WINDOW ||
+	    !access_ok(w->uvec, w->iovcnt * sizeof(struct iovec)))
+		return 0;
+	if (ketw_uw_iovecs(w, 0, w->iovcnt, kv))
+		return -EFAULT;
+	for (i = 0; i < w->iovcnt; total += kv[i++].iov_len)
+		if (kv[i].iov_len > KETW_UW_STACK_DATA - total)
+			return 0;	/* a long one */
+	for (i = 0, total = 0; i < w->iovcnt; total += kv[i++].iov_len)
+		if (ketw_uw_copy(buf + total, kv[i].iov_base, kv[i].iov_len))
+			return -EFAULT;
+	*len = total;
+	return 1;
+
+efault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /*
