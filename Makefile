@@ -66,7 +66,7 @@ help:
 	@echo '  native-profile  where a native write'"'"'s time goes, part by part (perf)'
 	@echo '  native-count  instructions per native write, against the references (valgrind)'
 	@echo '  scripts-test  host tests of the harness (scripts/tests/)'
-	@echo '  check         deps + all + unit + viewers-test + scripts-test + fuzz-check + the selftests'
+	@echo '  check         deps + all + checkpatch + sparse + unit + viewers-test + scripts-test + fuzz-check + the selftests'
 	@echo '                in a QEMU guest, on Debian'"'"'s kernel and on a KASAN+lockdep one'
 	@echo '  check-kcsan   check, then the selftests on a KCSAN kernel'
 	@echo '  vm-check-kasan, vm-check-kcsan   only that guest run (builds the debug'
@@ -112,7 +112,7 @@ help:
 	@echo '  stage         make install DESTDIR=build/stage plus samples/out-of-tree;'
 	@echo '                the guest'"'"'s oot_test modprobes from it'
 	@echo '  checkpatch    checkpatch.pl --strict over module/, uapi/ and samples/'
-	@echo '  sparse        build the module with sparse (C=2)'
+	@echo '  sparse        build the module with sparse (C=2); any warning fails it'
 	@echo '  deps          install missing Debian packages (scripts/deps.sh)'
 	@echo '  clean         remove everything built'
 	@echo '  kver          print the kernel version, KDIR and VMLINUZ in use'
@@ -135,11 +135,12 @@ kver:
 deps:
 	$(DEPS)
 
+# Any warning fails the build (scripts/kbuild.sh).
 module:
-	@$(WITH_KERNEL) $(MAKE) -C "$$KDIR" M=$(TOP) modules
+	@$(WITH_KERNEL) $(TOP)/scripts/kbuild.sh $(MAKE) -C "$$KDIR" M=$(TOP) modules
 
 sparse:
-	@$(WITH_KERNEL) $(MAKE) -C "$$KDIR" M=$(TOP) C=2 modules
+	@$(WITH_KERNEL) $(TOP)/scripts/kbuild.sh $(MAKE) -C "$$KDIR" M=$(TOP) C=2 modules
 
 tools:
 	$(MAKE) -C tools
@@ -175,6 +176,8 @@ initramfs: selftests stage
 check: deps
 	$(MAKE) kver
 	$(MAKE) all
+	$(MAKE) checkpatch
+	$(MAKE) sparse
 	$(MAKE) unit
 	$(MAKE) viewers-test
 	$(MAKE) native-test
@@ -287,7 +290,7 @@ kmod-kasan kmod-kcsan: kmod-%:
 	tar -C $(TOP) -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*' \
 		--exclude='*.mod*' --exclude='modules.order' Kbuild module uapi | \
 		tar -C $(BUILD)/kmod-$* -xf - && \
-	$(MAKE) -C "$$kdir" M=$(BUILD)/kmod-$* modules
+	$(TOP)/scripts/kbuild.sh $(MAKE) -C "$$kdir" M=$(BUILD)/kmod-$* modules
 
 vm-check-kasan vm-check-kcsan: vm-check-%: kmod-% selftests
 	@kdir=$$($(TOP)/scripts/debug-kernel.sh $*) && \

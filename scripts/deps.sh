@@ -8,7 +8,8 @@
 # modprobe -d in the guest), dkms, openssl (its throwaway signing key)
 # and pkgconf (a program built against the staged ketw.pc) are for make
 # install-check. python3-docutils checks Documentation/*.rst
-# (scripts/tests/docs-test.sh). babeltrace2, libbabeltrace2-dev,
+# (scripts/tests/docs-test.sh); sparse checks the kernel sources (make
+# sparse). babeltrace2, libbabeltrace2-dev,
 # python3-bt2 and chromium are for the viewers (make viewers-test: the
 # babeltrace2 plugin is built against libbabeltrace2, tested with
 # babeltrace2 and its Python bindings; ketw plot is screenshotted by
@@ -27,7 +28,7 @@ pkgs=(
 	trace-cmd libtracefs-dev libtraceevent-dev
 	flex bison bc libelf-dev libssl-dev
 	kmod dkms openssl pkgconf
-	python3-docutils
+	python3-docutils sparse
 	babeltrace2 libbabeltrace2-dev python3-bt2 chromium
 	lttng-tools
 )
