@@ -10,8 +10,9 @@
 #
 # Each commit's tree (git archive) goes to build/compare/<sha>/src, where
 # its ketw.ko and ketw_bench.ko are built against KDIR (the same kernel
-# for both) and its ketw tool statically; a commit built before against
-# the same KVER is not built again. The guest's harness is this tree's.
+# for both) and its ketw tool and ketw-uprov-bench (with its own libketw)
+# statically; a commit built before against the same KVER is not built
+# again. The guest's harness is this tree's.
 #
 # Environment: KDIR, KVER, VMLINUZ (make's scripts/kernel.sh), BUILD
 # (default build/), COMPARE_ROUNDS (default 4: each module loaded that
@@ -64,8 +65,26 @@ build() {
 	done
 	touch "$d/built-$KVER"
 }
+
+# uprov SHA: its user-provider bench, where the commit has one (the guest
+# notes the rows skipped where not), also in a tree built before it was
+# asked for.
+uprov() {
+	local d=$BUILD/compare/$1/src
+	[ -f "$d/tools/bench/ketw-uprov-bench.c" ] || return 0
+	[ ! -f "$d/tools/bench/ketw-uprov-bench" ] || return 0
+	if ! make -C "$d/tools/bench" "$d/tools/bench/ketw-uprov-bench" \
+		>>"$BUILD/compare/$1/build.log" 2>&1; then
+		tail -n 30 "$BUILD/compare/$1/build.log" >&2
+		echo "bench-compare: ${1:0:12}'s ketw-uprov-bench does not build" \
+			"(all in $BUILD/compare/$1/build.log)" >&2
+		exit 1
+	fi
+}
 build "$a"
 [ "$b" = "$a" ] || build "$b"
+uprov "$a"
+uprov "$b"
 
 # What the guest gets in /ketw/bench: each side's files under its letter.
 g=$BUILD/compare/guest
@@ -78,6 +97,8 @@ for side in a b; do
 	cp "$s/module/ketw.ko" "$g/$side-ketw.ko"
 	cp "$s/module/bench/ketw_bench.ko" "$g/$side-ketw_bench.ko"
 	cp "$s/tools/ketw/ketw" "$g/$side-ketw"
+	[ ! -f "$s/tools/bench/ketw-uprov-bench" ] ||
+		cp "$s/tools/bench/ketw-uprov-bench" "$g/$side-ketw-uprov-bench"
 	echo "$side $(git -C "$top" log -1 --format='%h %s' "$sha" | cut -c1-90)" >>"$g/compare.txt"
 done
 cp "$top/scripts/guest/bench-compare.sh" "$top/scripts/guest/bench-lib.sh" "$g/"

@@ -13,7 +13,9 @@
 #
 # Needs, in /ketw/bench/:
 #   a-ketw.ko a-ketw_bench.ko a-ketw   commit A's module, bench module, tool
+#   a-ketw-uprov-bench                 and user-provider bench (if it has one)
 #   b-ketw.ko b-ketw_bench.ko b-ketw   commit B's
+#   b-ketw-uprov-bench
 #   compare.txt                        "a SHA SUBJECT" and "b SHA SUBJECT"
 #   bench-lib.sh                       the helpers shared with bench.sh
 # The kernel command line's ketwrounds=N sets the rounds (default 4).
@@ -87,6 +89,26 @@ session() {
 
 param() { echo "$2" >"$PARAMS/$1" 2>/dev/null; }
 
+# uprov M ARGS...: M's ketw-uprov-bench (its libketw) with ARGS; its
+# result line in $res. One that fails or is missing becomes a note.
+uprov() {
+	_m=$1
+	shift
+	if [ ! -x "$DIR/$_m-ketw-uprov-bench" ]; then
+		note "$(up "$_m") has no ketw-uprov-bench: user write rows skipped"
+		return 1
+	fi
+	out=$("$DIR/$_m-ketw-uprov-bench" "$@" 2>&1)
+	rc=$?
+	echo "bench: $_m: ketw-uprov-bench $*"
+	echo "$out" | sed 's/^/  /'
+	if [ $rc != 0 ]; then
+		note "$(up "$_m")'s ketw-uprov-bench $* exited $rc: its rows skipped"
+		return 1
+	fi
+	res=$(echo "$out" | grep '^uprov-')
+}
+
 load() {
 	for k in ketw ketw_bench; do
 		insmod "$DIR/$1-$k.ko" 2>&1
@@ -127,6 +149,18 @@ measure() {
 		done
 		try "$m" ctx_64 context 64 &&
 			fig_add "$m" noctx_64 "$(kv noctx_ps)"
+		# A user-space provider's write, into the same session: through
+		# libketw, then its floor (USER_WRITEV made directly, a null
+		# ioctl on the provider's file, a null system call), interleaved.
+		uprov "$m" --enabled -s 64 -r 5 &&
+			fig_add "$m" uwrite_64 "$(kv ps)"
+		if uprov "$m" --floor -s 64 -r 5; then
+			fig_add "$m" uwritev_64 "$(kv user_writev_ps)"
+			fig_add "$m" uioctl "$(kv ioctl_ps)"
+			fig_add "$m" getppid "$(kv syscall_ps)"
+			fig_add "$m" uwv_rel "$(awk -v w="$(kv user_writev_ps)" \
+				-v i="$(kv ioctl_ps)" 'BEGIN { if (i > 0) printf "%.0f", w * 1000 / i }')"
+		fi
 	fi
 	if session "$m" -C local; then
 		for s in $SIZES; do
@@ -203,12 +237,17 @@ ROWSPEC=/tmp/compare.rows
 	echo "ctx_64|write 64 B with context (ns/event)|1000"
 	echo "noctx_64|  without the context bits|1000"
 	for it in $ITEMS; do echo "item_$it|64 B write + item $it|1000"; done
+	echo "uwrite_64|user write 64 B, libketw (ns/event)|1000"
+	echo "uwritev_64|  USER_WRITEV 64 B, made directly|1000"
+	echo "uioctl|  a null ioctl on the provider's file|1000"
+	echo "uwv_rel|  USER_WRITEV / null ioctl, same load|1000"
 	for n in $NSESSIONS; do echo "nsess_$n|64 B event, $n LOOP session(s)|1000"; done
 	for n in $NSESSIONS; do
 		[ "$n" = 1 ] || echo "added_$n|  each added session vs one, N=$n|1000"
 	done
 	for s in $SIZES; do echo "ftrace_$s|control: ftrace, $s B (ns/event)|1000"; done
 	echo "ref|control: reference loop (ns/turn)|1000"
+	echo "getppid|control: null system call, getppid (ns)|1000"
 } >"$ROWSPEC"
 
 mark "BENCH-TABLE-BEGIN"
@@ -244,7 +283,7 @@ BEGIN {
 			if (hi == "" || q > hi) hi = q
 		}
 	by = lo == "" ? "-" : sprintf("%.2f..%.2f (%d)", lo, hi, na)
-	if ($1 ~ /^(ftrace_|ref$)/ && lo != "") {
+	if ($1 ~ /^(ftrace_|ref$|getppid$)/ && lo != "") {
 		if (noise == "" || 1 - lo > noise) noise = 1 - lo
 		if (hi - 1 > noise) noise = hi - 1
 	}
@@ -267,10 +306,14 @@ Each module loaded $ROUNDS times, A and B turn about in one boot (ABBA...);
   on the bench provider; "each added session vs one": (t(N) - t(1)) /
   (N - 1) / t(1) of each load; "write / ftrace, same load": ketw's
   figure over ftrace's measured just before it, in thousandths, whose
-  B/A cancels a slow phase of the host that spans both. The controls run
-  the same code under A and B (the kernel's ftrace ring buffer, an
-  arithmetic loop): how far their B/A strays from 1.00 is the noise of
-  this run.
+  B/A cancels a slow phase of the host that spans both. User write:
+  each side's ketw-uprov-bench (its own libketw) on the provider
+  user.ketw-uprov-bench in the 4 MiB session, median of 5 runs of 20000
+  events; "made directly": the ioctl without libketw, interleaved with
+  the null ioctl (ENOTTY, ketw's ioctl entry and the kernel's), and
+  getppid(). The controls run the same code under A and B (the kernel's
+  ftrace ring buffer, an arithmetic loop, getppid()): how far their B/A
+  strays from 1.00 is the noise of this run.
 EOF
 mark "BENCH-TABLE-END"
 exit $rc
