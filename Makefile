@@ -135,9 +135,11 @@ kver:
 deps:
 	$(DEPS)
 
-# Any warning fails the build (scripts/kbuild.sh).
+# Any warning fails the build (scripts/kbuild.sh), W=1's included: the
+# kernel's extra warnings for new code, and kernel-doc's check of every
+# kernel-doc comment.
 module:
-	@$(WITH_KERNEL) $(TOP)/scripts/kbuild.sh $(MAKE) -C "$$KDIR" M=$(TOP) modules
+	@$(WITH_KERNEL) $(TOP)/scripts/kbuild.sh $(MAKE) -C "$$KDIR" M=$(TOP) W=1 modules
 
 sparse:
 	@$(WITH_KERNEL) $(TOP)/scripts/kbuild.sh $(MAKE) -C "$$KDIR" M=$(TOP) C=2 modules

@@ -1126,11 +1126,11 @@ bool ketw_ring_store_ext(struct ketw_ring *ring, struct ketw_ring_event *ev,
  *
  * ketw_ring_store() for an event that goes to one ring: the header's
  * words go straight into the record, not through a struct
- * ketw_ring_event. Preemption must be disabled.
+ * ketw_ring_event. Preemption must be disabled. Its declaration puts it
+ * at the start of the hot page (KETW_HOT_TEXT, ring.h).
  *
  * Return: true if stored, false if counted lost.
  */
-KETW_HOT_TEXT __aligned(PAGE_SIZE)
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, u32 len, u32 flags)

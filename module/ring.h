@@ -204,6 +204,8 @@ bool ketw_ring_store(struct ketw_ring *ring, struct ketw_ring_event *ev,
 bool ketw_ring_store_ext(struct ketw_ring *ring, struct ketw_ring_event *ev,
 			 const void *ext, u32 ext_len,
 			 const void *data, u32 len, u32 flags, u64 *seq);
+/* At the hot page's start (KETW_HOT_TEXT): the definition inherits it. */
+KETW_HOT_TEXT __aligned(PAGE_SIZE)
 bool ketw_ring_write(struct ketw_ring *ring, const u8 *guid,
 		     const struct ketw_event_descriptor *desc,
 		     const void *data, u32 len, u32 flags);
